@@ -1,0 +1,77 @@
+import type { NearwireError } from "./nearwire-error.js";
+
+/**
+ * Receives what a {@link Channel} delivers. Both callbacks run on the event loop.
+ */
+export interface ChannelHandler {
+  /**
+   * One frame arrived. `payload` is valid until this callback returns when the channel's
+   * `transientPayloads` is true (shared-memory ring); copy it to keep it longer.
+   */
+  onFrame(type: number, payload: Uint8Array): void;
+  /**
+   * The channel closed: `error` is undefined after a clean close by either side, and a
+   * NearwireError (UNAVAILABLE when the peer died, INTERNAL/DATA_LOSS for a corrupt stream)
+   * otherwise. Called exactly once.
+   */
+  onClose(error: NearwireError | undefined): void;
+}
+
+/**
+ * An ordered, reliable, bidirectional stream of frames `(type: u8, payload: bytes)` with
+ * backpressure, a clean close, and a close reason when the peer dies. The connection preface
+ * (version check) has completed before a Channel is handed out.
+ *
+ * Frame types 0x01–0x0F belong to the channel itself and are never delivered; 0x10–0x7F are the
+ * RPC engine's; 0x80–0xFF are free for applications that use the channel layer directly.
+ */
+export interface Channel {
+  /** Largest payload `send` accepts and the peer will accept, in bytes. */
+  readonly maxPayloadBytes: number;
+  /** True when received payloads are only valid during `onFrame` (see {@link ChannelHandler}). */
+  readonly transientPayloads: boolean;
+  /** True once the channel is closed or closing; `send` then throws UNAVAILABLE. */
+  readonly closed: boolean;
+  /** Human-readable description of the peer, for logs (`uds:/run/x.sock`, `tcp:127.0.0.1:9`). */
+  readonly peer: string;
+  /** Starts delivery; frames that arrived earlier are delivered right after. Call once. */
+  start(handler: ChannelHandler): void;
+  /**
+   * Queues one frame. Returns false when the send buffer is above its high-water mark: the
+   * caller should await `drained()` before sending more. Throws RESOURCE_EXHAUSTED (reason
+   * `frame-too-large`) when `payload` exceeds `maxPayloadBytes`, UNAVAILABLE when closed.
+   */
+  send(type: number, payload: Uint8Array): boolean;
+  /** Resolves when the send buffer is below its high-water mark (at once if it already is). */
+  drained(): Promise<void>;
+  /** Stops delivering frames (the kernel or ring then pushes back on the peer). */
+  pause(): void;
+  /** Resumes delivery after `pause`. */
+  resume(): void;
+  /**
+   * Closes the channel. Without `error`: flushes queued frames, then closes cleanly. With
+   * `error`: tells the peer why where the channel can (GOAWAY), then closes at once.
+   */
+  close(error?: NearwireError): Promise<void>;
+}
+
+/** A bound address accepting channels. */
+export interface ChannelListener {
+  /** The bound address, in the form the transport's `connect` accepts. */
+  readonly address: string;
+  /**
+   * Stops accepting and unbinds (a socket file is removed). Channels already accepted stay
+   * open: their owner closes them (the RPC server does so in its graceful shutdown).
+   */
+  close(): Promise<void>;
+}
+
+/** What a channel transport (uds, shm-ring) offers: the part the RPC engine needs. */
+export interface ChannelProvider {
+  /** Transport name for reports and errors (`uds`, `tcp`, `shm-ring`). */
+  readonly name: string;
+  /** Binds and calls `onChannel` for each accepted channel, after its preface. */
+  listen(onChannel: (channel: Channel) => void): Promise<ChannelListener>;
+  /** Connects; resolves after the preface. Rejects with UNAVAILABLE when nobody listens. */
+  connect(): Promise<Channel>;
+}

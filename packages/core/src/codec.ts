@@ -1,0 +1,51 @@
+/**
+ * A named message type of a service definition. The phantom `T` carries the TypeScript type;
+ * `name` is what a codec looks up (a protobuf full name such as `nearwire.bench.Tick`).
+ */
+export interface MessageType<T> {
+  readonly name: string;
+  /** Phantom field: never set at run time. */
+  readonly __type?: T;
+}
+
+/** Declares a message type by name; `T` is the TypeScript shape of its values. */
+export function messageType<T>(name: string): MessageType<T> {
+  return { name };
+}
+
+/**
+ * Encodes and decodes values of one message type.
+ *
+ * A decoded value may keep pointing into the input bytes (FlatBuffers always does; msgpack and
+ * protobufjs do for `bytes` fields). Such codecs set `decodesInPlace`, and a transport whose
+ * receive buffers are only valid during the callback (the shared-memory ring) copies the bytes
+ * before decoding, and only then.
+ */
+export interface MessageCodec<T> {
+  /** Encodes `value` into a new byte array. Throws {@link NearwireError} INTERNAL on failure. */
+  encode(value: T): Uint8Array;
+  /**
+   * Decodes `bytes`. Throws {@link NearwireError} with code INVALID_ARGUMENT and reason
+   * `decode-failed` when the bytes are not a valid encoding of this type.
+   */
+  decode(bytes: Uint8Array): T;
+  /** True when a decoded value may reference `bytes` (zero-copy decode). */
+  readonly decodesInPlace: boolean;
+  /**
+   * Optional: encodes straight into `dest` at `offset` (a socket batch or a ring slot) and
+   * returns the number of bytes written, or -1 when `dest` has too little room.
+   */
+  encodeInto?(value: T, dest: Uint8Array, offset: number): number;
+}
+
+/**
+ * A serialization family (json, msgpack, protobuf, flatbuffers, raw) that makes a
+ * {@link MessageCodec} per message type. It is bound when a service is served or a client
+ * is made, so the same handlers run with any codec.
+ */
+export interface Codec {
+  /** Short name used in reports and bench case ids: `json`, `msgpack`, `protobuf`, ... */
+  readonly name: string;
+  /** The codec for one message type; throws NOT_FOUND if this codec does not know the type. */
+  forType<T>(type: MessageType<T>): MessageCodec<T>;
+}

@@ -1,0 +1,109 @@
+import { Code, codeName } from "./code.js";
+
+/**
+ * A closed set of sub-reasons for callers that must tell apart two causes sharing one code
+ * (for example a frame over the limit versus a message over the limit). Never parse messages.
+ */
+export type ErrorReason =
+  | "frame-too-large"
+  | "message-too-large"
+  | "crc-mismatch"
+  | "malformed-frame"
+  | "unknown-frame-type"
+  | "bad-preface"
+  | "version-mismatch"
+  | "protocol-violation"
+  | "peer-closed"
+  | "address-in-use"
+  | "path-too-long"
+  | "decode-failed"
+  | "encode-failed"
+  | "not-built"
+  | "layout-mismatch"
+  | "ring-full"
+  | "server-closing";
+
+/** Options of {@link NearwireError}. */
+export interface NearwireErrorOptions extends ErrorOptions {
+  /** A closed sub-reason; see {@link ErrorReason}. */
+  reason?: ErrorReason;
+  /** Metadata (trailers) that came with the error, if any. */
+  metadata?: Record<string, string>;
+}
+
+/**
+ * The one error class of nearwire. `code` is a gRPC status code; assert on it, never on the
+ * message. Messages name the value and the limit: `frame 70000 B > maxFrameBytes 65536`.
+ */
+export class NearwireError extends Error {
+  override name = "NearwireError";
+  /** A closed sub-reason, when callers need to tell causes of one code apart. */
+  readonly reason: ErrorReason | undefined;
+  /** Trailers sent with the error by the peer (empty when none). */
+  readonly metadata: Record<string, string>;
+
+  constructor(
+    readonly code: Code,
+    message: string,
+    opts?: NearwireErrorOptions,
+  ) {
+    super(message, opts);
+    this.reason = opts?.reason;
+    this.metadata = opts?.metadata ?? {};
+  }
+
+  /** `DEADLINE_EXCEEDED: message`, the form logs and reports show. */
+  override toString(): string {
+    return `${this.name} [${codeName(this.code)}]: ${this.message}`;
+  }
+
+  /**
+   * Turns any thrown value into a NearwireError. Node errno values map to codes in this one
+   * place: connection loss to UNAVAILABLE, address in use to ALREADY_EXISTS, and so on.
+   */
+  static from(reason: unknown, fallback: Code = Code.Unknown): NearwireError {
+    if (reason instanceof NearwireError) return reason;
+    if (reason instanceof Error) {
+      const errno = (reason as NodeJS.ErrnoException).code;
+      const mapped = errno === undefined ? undefined : errnoCode(errno);
+      if (mapped !== undefined) {
+        const opts: NearwireErrorOptions = { cause: reason };
+        if (mapped.reason !== undefined) opts.reason = mapped.reason;
+        return new NearwireError(mapped.code, reason.message, opts);
+      }
+      if (reason.name === "AbortError") return new NearwireError(Code.Canceled, reason.message, { cause: reason });
+      return new NearwireError(fallback, reason.message, { cause: reason });
+    }
+    return new NearwireError(fallback, String(reason));
+  }
+}
+
+function errnoCode(errno: string): { code: Code; reason?: ErrorReason } | undefined {
+  switch (errno) {
+    case "ECONNRESET":
+    case "ECONNREFUSED":
+    case "ECONNABORTED":
+    case "EPIPE":
+    case "ENOENT":
+    case "ETIMEDOUT":
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+    case "ERR_STREAM_DESTROYED":
+    case "ERR_SOCKET_CLOSED":
+      return { code: Code.Unavailable, reason: "peer-closed" };
+    case "EADDRINUSE":
+      return { code: Code.AlreadyExists, reason: "address-in-use" };
+    case "EACCES":
+    case "EPERM":
+      return { code: Code.PermissionDenied };
+    case "ENOSPC":
+    case "ENOMEM":
+    case "EMFILE":
+    case "ENFILE":
+      return { code: Code.ResourceExhausted };
+    case "EINVAL":
+      return { code: Code.InvalidArgument };
+    default:
+      return undefined;
+  }
+}

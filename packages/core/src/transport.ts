@@ -1,0 +1,104 @@
+import type { Codec } from "./codec.js";
+import type { MethodDefinition, ServiceDefinition } from "./service.js";
+
+/** Metadata: ASCII keys (lower-case by convention) to string values; headers or trailers. */
+export type Metadata = Record<string, string>;
+
+/** Per-call options on the client side. */
+export interface CallOptions {
+  /** Deadline relative to the call's start, in ms. The server sees it too. Default: none. */
+  timeoutMs?: number;
+  /** Aborting cancels the call on both sides; the call rejects with CANCELLED. */
+  signal?: AbortSignal;
+  /** Request metadata (headers). */
+  metadata?: Metadata;
+}
+
+/** What a handler learns about its call. */
+export interface HandlerContext {
+  /** `/package.Service/Method`. */
+  readonly method: string;
+  /** Request metadata. */
+  readonly metadata: Metadata;
+  /** Absolute deadline (`Date.now()` scale, ms), or undefined. */
+  readonly deadline: number | undefined;
+  /** Aborted when the client cancels, the deadline passes, or the connection dies. */
+  readonly signal: AbortSignal;
+  /** Trailers sent with the status; handlers may add entries. */
+  readonly trailers: Metadata;
+}
+
+type In<M> = M extends MethodDefinition<infer I, unknown> ? I : never;
+type Out<M> = M extends MethodDefinition<unknown, infer O> ? O : never;
+
+/** The handler type for one method, by kind. Throw a NearwireError to send its code. */
+export type MethodImpl<M extends MethodDefinition> = M["kind"] extends "unary"
+  ? (request: In<M>, ctx: HandlerContext) => Promise<Out<M>> | Out<M>
+  : M["kind"] extends "server_streaming"
+    ? (request: In<M>, ctx: HandlerContext) => AsyncIterable<Out<M>>
+    : M["kind"] extends "client_streaming"
+      ? (requests: AsyncIterable<In<M>>, ctx: HandlerContext) => Promise<Out<M>>
+      : (requests: AsyncIterable<In<M>>, ctx: HandlerContext) => AsyncIterable<Out<M>>;
+
+/** Handlers for every method of a service. */
+export type ServiceImpl<S extends ServiceDefinition> = {
+  [K in keyof S["methods"]]: MethodImpl<S["methods"][K]>;
+};
+
+/** The client call signature for one method, by kind. Failures reject with NearwireError. */
+export type MethodClient<M extends MethodDefinition> = M["kind"] extends "unary"
+  ? (request: In<M>, options?: CallOptions) => Promise<Out<M>>
+  : M["kind"] extends "server_streaming"
+    ? (request: In<M>, options?: CallOptions) => AsyncIterable<Out<M>>
+    : M["kind"] extends "client_streaming"
+      ? (requests: AsyncIterable<In<M>> | Iterable<In<M>>, options?: CallOptions) => Promise<Out<M>>
+      : (requests: AsyncIterable<In<M>> | Iterable<In<M>>, options?: CallOptions) => AsyncIterable<Out<M>>;
+
+/** A typed client for a service. */
+export type Client<S extends ServiceDefinition> = {
+  [K in keyof S["methods"]]: MethodClient<S["methods"][K]>;
+};
+
+/** How a service is bound when served or when a client is made. */
+export interface BindOptions {
+  /** The codec for this service's messages; another service may use another. */
+  codec: Codec;
+}
+
+/** A server of one transport; add services, then listen. */
+export interface Server {
+  /** Adds a service with its handlers and codec. Call before `listen`. */
+  addService<S extends ServiceDefinition>(service: S, impl: ServiceImpl<S>, options: BindOptions): this;
+  /** Binds the transport's address and starts serving. */
+  listen(): Promise<void>;
+  /** The bound address (after `listen`). */
+  readonly address: string;
+  /**
+   * Graceful close: stops accepting, lets in-flight calls finish for up to `graceMs`
+   * (default 5000), then cancels what remains and closes every connection.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/** A client-side connection; makes typed clients for any number of services. */
+export interface ClientConnection {
+  /** A typed client for `service`, with its own codec. */
+  client<S extends ServiceDefinition>(service: S, options: BindOptions): Client<S>;
+  /** Closes the connection; calls still in flight fail with UNAVAILABLE. */
+  close(): Promise<void>;
+  /** Resolves when the connection has closed: undefined for a clean close, else the error. */
+  readonly closed: Promise<Error | undefined>;
+}
+
+/**
+ * The one interface a service is written against: a transport serves service definitions
+ * and connects typed clients. Which transport and which codec a service uses is configuration.
+ */
+export interface Transport {
+  /** Transport name for reports: `uds`, `tcp`, `grpc-uds`, `shm-ring`. */
+  readonly name: string;
+  /** A new server on this transport's address. */
+  createServer(): Server;
+  /** Connects to this transport's address. */
+  connect(): Promise<ClientConnection>;
+}
