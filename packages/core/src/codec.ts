@@ -1,3 +1,6 @@
+import { Code } from "./code.js";
+import { NearwireError } from "./nearwire-error.js";
+
 /**
  * A named message type of a service definition. The phantom `T` carries the TypeScript type;
  * `name` is what a codec looks up (a protobuf full name such as `nearwire.bench.Tick`).
@@ -48,4 +51,21 @@ export interface Codec {
   readonly name: string;
   /** The codec for one message type; throws NOT_FOUND if this codec does not know the type. */
   forType<T>(type: MessageType<T>): MessageCodec<T>;
+}
+
+/**
+ * Builds a {@link Codec} from hand-written per-type codecs, keyed by message type name. This is
+ * how the raw (DataView) layouts and the FlatBuffers tables are bound to message types.
+ */
+export function createCodec(name: string, codecs: Record<string, MessageCodec<unknown>>): Codec {
+  return {
+    name,
+    forType<T>(type: MessageType<T>): MessageCodec<T> {
+      const codec = codecs[type.name];
+      if (codec === undefined) {
+        throw new NearwireError(Code.NotFound, `codec "${name}" has no message type "${type.name}"`);
+      }
+      return codec as MessageCodec<T>;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 export type { Channel, ChannelHandler, ChannelListener, ChannelProvider } from "./channel.js";
 export { Code, codeName, isCode } from "./code.js";
 export type { Codec, MessageCodec, MessageType } from "./codec.js";
-export { messageType } from "./codec.js";
+export { createCodec, messageType } from "./codec.js";
 export { FrameType } from "./frame-type.js";
 export type { FrameTypeValue } from "./frame-type.js";
 export { jsonCodec } from "./json-codec.js";
@@ -22,3 +22,6 @@ export type {
   ServiceImpl,
   Transport,
 } from "./transport.js";
+export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";
+export { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM_BYTES, RpcServer } from "./rpc/rpc-server.js";
+export type { RpcOptions } from "./rpc/rpc-server.js";

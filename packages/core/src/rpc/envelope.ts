@@ -1,0 +1,274 @@
+/**
+ * RPC envelope: the payloads of frame types 0x10–0x15 (PROTOCOL.md §5). All integers are
+ * big-endian, strings UTF-8.
+ *
+ * ```
+ * REQUEST  0x10  callId u32 | flags u8 | timeoutMs u32 | methodLen u8 | method
+ *                [metadata if flags&HAS_METADATA] [message = rest if flags&HAS_MESSAGE]
+ * MESSAGE  0x11  callId u32 | message = rest
+ * END      0x12  callId u32
+ * STATUS   0x13  callId u32 | flags u8 | code u8 | detailLen u16 | detail
+ *                [trailers if flags&HAS_METADATA] [message = rest if flags&HAS_MESSAGE]
+ * CANCEL   0x14  callId u32 | code u8
+ * CREDIT   0x15  callId u32 | credit u32
+ *
+ * metadata = count u16 | count × (keyLen u16 | key | valueLen u32 | value)
+ * flags: 0x01 END_STREAM (REQUEST only: no MESSAGE follows), 0x02 HAS_MESSAGE, 0x04 HAS_METADATA
+ * ```
+ */
+import { Code, isCode } from "../code.js";
+import { NearwireError } from "../nearwire-error.js";
+import type { Metadata } from "../transport.js";
+
+export const FLAG_END_STREAM = 0x01;
+export const FLAG_HAS_MESSAGE = 0x02;
+export const FLAG_HAS_METADATA = 0x04;
+
+/** Messages each side may send on a call before it receives CREDIT (PROTOCOL.md §5.4). */
+export const INITIAL_CREDIT = 32;
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
+
+function view(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function malformed(what: string): NearwireError {
+  return new NearwireError(Code.Internal, `malformed ${what} frame`, { reason: "protocol-violation" });
+}
+
+function encodedMetadata(md: Metadata | undefined): Uint8Array[] | undefined {
+  if (md === undefined) return undefined;
+  const keys = Object.keys(md);
+  if (keys.length === 0) return undefined;
+  const parts: Uint8Array[] = [];
+  for (const key of keys) {
+    parts.push(utf8.encode(key), utf8.encode(md[key] ?? ""));
+  }
+  return parts;
+}
+
+function metadataSize(parts: Uint8Array[]): number {
+  let n = 2;
+  for (let i = 0; i < parts.length; i += 2) n += 2 + (parts[i]?.byteLength ?? 0) + 4 + (parts[i + 1]?.byteLength ?? 0);
+  return n;
+}
+
+function writeMetadata(out: Uint8Array, dv: DataView, at: number, parts: Uint8Array[]): number {
+  let o = at;
+  dv.setUint16(o, parts.length / 2);
+  o += 2;
+  for (let i = 0; i < parts.length; i += 2) {
+    const k = parts[i] as Uint8Array;
+    const v = parts[i + 1] as Uint8Array;
+    if (k.byteLength > 0xffff) throw new NearwireError(Code.InvalidArgument, `metadata key ${k.byteLength} B > 65535`);
+    dv.setUint16(o, k.byteLength);
+    out.set(k, o + 2);
+    o += 2 + k.byteLength;
+    dv.setUint32(o, v.byteLength);
+    out.set(v, o + 4);
+    o += 4 + v.byteLength;
+  }
+  return o;
+}
+
+function readMetadata(bytes: Uint8Array, dv: DataView, at: number, what: string): [Metadata, number] {
+  let o = at;
+  if (o + 2 > bytes.byteLength) throw malformed(what);
+  const count = dv.getUint16(o);
+  o += 2;
+  const md: Metadata = {};
+  for (let i = 0; i < count; i++) {
+    if (o + 2 > bytes.byteLength) throw malformed(what);
+    const kl = dv.getUint16(o);
+    o += 2;
+    if (o + kl + 4 > bytes.byteLength) throw malformed(what);
+    const key = decodeText(bytes.subarray(o, o + kl), what);
+    o += kl;
+    const vl = dv.getUint32(o);
+    o += 4;
+    if (o + vl > bytes.byteLength) throw malformed(what);
+    md[key] = decodeText(bytes.subarray(o, o + vl), what);
+    o += vl;
+  }
+  return [md, o];
+}
+
+function decodeText(bytes: Uint8Array, what: string): string {
+  try {
+    return utf8Decoder.decode(bytes);
+  } catch {
+    throw malformed(what);
+  }
+}
+
+/** A decoded REQUEST. `message` is a view of the frame payload. */
+export interface RequestFrame {
+  callId: number;
+  flags: number;
+  timeoutMs: number;
+  method: string;
+  metadata: Metadata | undefined;
+  message: Uint8Array | undefined;
+}
+
+/** Encodes a REQUEST payload; `methodBytes` is the UTF-8 method path (≤ 255 B). */
+export function encodeRequest(
+  callId: number,
+  flags: number,
+  timeoutMs: number,
+  methodBytes: Uint8Array,
+  metadata: Metadata | undefined,
+  message: Uint8Array | undefined,
+): Uint8Array {
+  const md = encodedMetadata(metadata);
+  let f = flags & FLAG_END_STREAM;
+  if (md !== undefined) f |= FLAG_HAS_METADATA;
+  if (message !== undefined) f |= FLAG_HAS_MESSAGE;
+  const head = 10 + methodBytes.byteLength;
+  const size = head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0);
+  const out = new Uint8Array(size);
+  const dv = view(out);
+  dv.setUint32(0, callId);
+  out[4] = f;
+  dv.setUint32(5, timeoutMs);
+  out[9] = methodBytes.byteLength;
+  out.set(methodBytes, 10);
+  let o = head;
+  if (md !== undefined) o = writeMetadata(out, dv, o, md);
+  if (message !== undefined) out.set(message, o);
+  return out;
+}
+
+/** Decodes a REQUEST payload; throws INTERNAL `protocol-violation` when malformed. */
+export function decodeRequest(p: Uint8Array): RequestFrame {
+  if (p.byteLength < 10) throw malformed("REQUEST");
+  const dv = view(p);
+  const flags = p[4] as number;
+  const ml = p[9] as number;
+  if (10 + ml > p.byteLength || ml === 0) throw malformed("REQUEST");
+  const method = latin1OrUtf8(p, 10, ml, "REQUEST");
+  let o = 10 + ml;
+  let metadata: Metadata | undefined;
+  if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, dv, o, "REQUEST");
+  let message: Uint8Array | undefined;
+  if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
+  else if (o !== p.byteLength) throw malformed("REQUEST");
+  return { callId: dv.getUint32(0), flags, timeoutMs: dv.getUint32(5), method, metadata, message };
+}
+
+function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: string): string {
+  let ascii = true;
+  for (let i = at; i < at + len; i++) if ((p[i] as number) > 0x7f) ascii = false;
+  if (!ascii) return decodeText(p.subarray(at, at + len), what);
+  let s = "";
+  for (let i = at; i < at + len; i++) s += String.fromCharCode(p[i] as number);
+  return s;
+}
+
+/** Encodes a MESSAGE payload. */
+export function encodeMessage(callId: number, message: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + message.byteLength);
+  view(out).setUint32(0, callId);
+  out.set(message, 4);
+  return out;
+}
+
+/** Encodes an END, or any payload that is only a call id. */
+export function encodeCallId(callId: number): Uint8Array {
+  const out = new Uint8Array(4);
+  view(out).setUint32(0, callId);
+  return out;
+}
+
+/** Reads the call id at the start of any RPC payload; throws when shorter than 4 bytes. */
+export function readCallId(p: Uint8Array, what: string): number {
+  if (p.byteLength < 4) throw malformed(what);
+  return (((p[0] as number) << 24) | ((p[1] as number) << 16) | ((p[2] as number) << 8) | (p[3] as number)) >>> 0;
+}
+
+/** A decoded STATUS. */
+export interface StatusFrame {
+  callId: number;
+  code: Code;
+  detail: string;
+  trailers: Metadata | undefined;
+  message: Uint8Array | undefined;
+}
+
+/** Encodes a STATUS payload. `message` only with code OK (the last, or only, response). */
+export function encodeStatus(
+  callId: number,
+  code: Code,
+  detail: string,
+  trailers: Metadata | undefined,
+  message: Uint8Array | undefined,
+): Uint8Array {
+  let d = utf8.encode(detail);
+  if (d.byteLength > 0xffff) d = d.subarray(0, 0xffff);
+  const md = encodedMetadata(trailers);
+  let flags = 0;
+  if (md !== undefined) flags |= FLAG_HAS_METADATA;
+  if (message !== undefined) flags |= FLAG_HAS_MESSAGE;
+  const head = 8 + d.byteLength;
+  const out = new Uint8Array(head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0));
+  const dv = view(out);
+  dv.setUint32(0, callId);
+  out[4] = flags;
+  out[5] = code;
+  dv.setUint16(6, d.byteLength);
+  out.set(d, 8);
+  let o = head;
+  if (md !== undefined) o = writeMetadata(out, dv, o, md);
+  if (message !== undefined) out.set(message, o);
+  return out;
+}
+
+/** Decodes a STATUS payload; throws INTERNAL `protocol-violation` when malformed. */
+export function decodeStatus(p: Uint8Array): StatusFrame {
+  if (p.byteLength < 8) throw malformed("STATUS");
+  const dv = view(p);
+  const flags = p[4] as number;
+  const code = p[5] as number;
+  if (!isCode(code)) throw malformed("STATUS");
+  const dl = dv.getUint16(6);
+  if (8 + dl > p.byteLength) throw malformed("STATUS");
+  const detail = dl === 0 ? "" : decodeText(p.subarray(8, 8 + dl), "STATUS");
+  let o = 8 + dl;
+  let trailers: Metadata | undefined;
+  if (flags & FLAG_HAS_METADATA) [trailers, o] = readMetadata(p, dv, o, "STATUS");
+  let message: Uint8Array | undefined;
+  if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
+  else if (o !== p.byteLength) throw malformed("STATUS");
+  return { callId: dv.getUint32(0), code, detail, trailers, message };
+}
+
+/** Encodes a CANCEL payload. */
+export function encodeCancel(callId: number, code: Code): Uint8Array {
+  const out = new Uint8Array(5);
+  view(out).setUint32(0, callId);
+  out[4] = code;
+  return out;
+}
+
+/** Decodes a CANCEL payload into its code. */
+export function decodeCancel(p: Uint8Array): { callId: number; code: Code } {
+  if (p.byteLength !== 5 || !isCode(p[4] as number)) throw malformed("CANCEL");
+  return { callId: readCallId(p, "CANCEL"), code: p[4] as Code };
+}
+
+/** Encodes a CREDIT payload. */
+export function encodeCredit(callId: number, credit: number): Uint8Array {
+  const out = new Uint8Array(8);
+  const dv = view(out);
+  dv.setUint32(0, callId);
+  dv.setUint32(4, credit);
+  return out;
+}
+
+/** Decodes a CREDIT payload. */
+export function decodeCredit(p: Uint8Array): { callId: number; credit: number } {
+  if (p.byteLength !== 8) throw malformed("CREDIT");
+  return { callId: readCallId(p, "CREDIT"), credit: view(p).getUint32(4) };
+}

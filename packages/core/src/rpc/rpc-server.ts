@@ -1,0 +1,105 @@
+import type { ChannelListener, ChannelProvider } from "../channel.js";
+import { Code } from "../code.js";
+import { NearwireError } from "../nearwire-error.js";
+import type { ServiceDefinition } from "../service.js";
+import type { BindOptions, Server, ServiceImpl } from "../transport.js";
+import { type BoundMethod, bindService } from "./bound-method.js";
+import { ServerSession, type ServerSessionHost } from "./server-session.js";
+
+/** Options shared by the RPC server and client. */
+export interface RpcOptions {
+  /**
+   * Largest encoded message either side sends or accepts, bytes. Default 4 MiB (gRPC's
+   * default). A larger one fails its call with RESOURCE_EXHAUSTED; the connection stays up.
+   */
+  maxMessageBytes?: number;
+  /** Default grace period of `Server.close()`, ms. Default 5000. */
+  graceMs?: number;
+}
+
+/** Default of {@link RpcOptions.maxMessageBytes}: 4 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Room for the RPC envelope (call id, method, metadata) on top of a message: a transport sets
+ * its frame limit to `maxMessageBytes + ENVELOPE_HEADROOM_BYTES`.
+ */
+export const ENVELOPE_HEADROOM_BYTES = 64 * 1024;
+
+/** The RPC server over any {@link ChannelProvider}. */
+export class RpcServer implements Server, ServerSessionHost {
+  readonly methods = new Map<string, { bound: BoundMethod; impl: (...args: never[]) => unknown }>();
+  readonly maxMessageBytes: number;
+  draining = false;
+  private listener: ChannelListener | undefined;
+  private readonly sessions = new Set<ServerSession>();
+  private idleWaiter: (() => void) | undefined;
+  private readonly graceMs: number;
+
+  constructor(
+    private readonly provider: ChannelProvider,
+    options: RpcOptions = {},
+  ) {
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.graceMs = options.graceMs ?? 5000;
+  }
+
+  get address(): string {
+    if (this.listener === undefined) throw new NearwireError(Code.FailedPrecondition, "server is not listening");
+    return this.listener.address;
+  }
+
+  addService<S extends ServiceDefinition>(service: S, impl: ServiceImpl<S>, options: BindOptions): this {
+    if (this.listener !== undefined) throw new NearwireError(Code.FailedPrecondition, "addService after listen");
+    for (const bound of bindService(service, options.codec)) {
+      const fn = (impl as Record<string, unknown>)[bound.name];
+      if (typeof fn !== "function") throw new TypeError(`no handler for ${bound.path}`);
+      if (this.methods.has(bound.path)) throw new TypeError(`${bound.path} is already served`);
+      this.methods.set(bound.path, { bound, impl: fn.bind(impl) as (...args: never[]) => unknown });
+    }
+    return this;
+  }
+
+  async listen(): Promise<void> {
+    if (this.listener !== undefined) throw new NearwireError(Code.FailedPrecondition, "server is already listening");
+    this.listener = await this.provider.listen((channel) => {
+      if (this.draining) {
+        void channel.close(new NearwireError(Code.Unavailable, "server is shutting down", { reason: "server-closing" }));
+        return;
+      }
+      this.sessions.add(new ServerSession(channel, this));
+    });
+  }
+
+  async close(options: { graceMs?: number } = {}): Promise<void> {
+    const graceMs = options.graceMs ?? this.graceMs;
+    this.draining = true;
+    await this.listener?.close();
+    if (this.activeCalls() > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.idleWaiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.idleWaiter = undefined;
+    await Promise.all([...this.sessions].map((s) => s.shutdown(Code.Unavailable, "server closed before the call finished")));
+  }
+
+  sessionClosed(session: ServerSession): void {
+    this.sessions.delete(session);
+    this.callsChanged();
+  }
+
+  callsChanged(): void {
+    if (this.idleWaiter !== undefined && this.activeCalls() === 0) this.idleWaiter();
+  }
+
+  private activeCalls(): number {
+    let n = 0;
+    for (const s of this.sessions) n += s.calls.size;
+    return n;
+  }
+}

@@ -1,0 +1,70 @@
+import type { Code } from "../code.js";
+import { NearwireError } from "../nearwire-error.js";
+import type { HandlerContext, Metadata } from "../transport.js";
+import type { BoundMethod } from "./bound-method.js";
+import type { InboundStream } from "./inbound-stream.js";
+import { OutboundCredit } from "./outbound-credit.js";
+
+const EMPTY: Metadata = Object.freeze({}) as Metadata;
+
+/**
+ * One call on the server: the handler's context and the engine's state. The AbortController
+ * is made only when a handler reads `signal`, which keeps the unary path lean.
+ */
+export class ServerCall implements HandlerContext {
+  readonly method: string;
+  readonly metadata: Metadata;
+  readonly deadline: number | undefined;
+  private trailerBag: Metadata | undefined;
+  private controller: AbortController | undefined;
+  private abortReason: NearwireError | undefined;
+  /** Set once a STATUS was sent or the client cancelled: nothing more is sent for this call. */
+  finished = false;
+  timer: NodeJS.Timeout | undefined;
+  inbound: InboundStream<unknown> | undefined;
+  /** Request messages received and not yet granted back as CREDIT. */
+  consumed = 0;
+  /** Unary and server-streaming calls collect their one request here when it is not inline. */
+  single: { value?: unknown; count: number } | undefined;
+  readonly credit = new OutboundCredit();
+
+  constructor(
+    readonly id: number,
+    readonly bound: BoundMethod,
+    metadata: Metadata | undefined,
+    timeoutMs: number,
+  ) {
+    this.method = bound.path;
+    this.metadata = metadata ?? EMPTY;
+    this.deadline = timeoutMs > 0 ? Date.now() + timeoutMs : undefined;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.abortReason !== undefined) this.controller.abort(this.abortReason);
+    }
+    return this.controller.signal;
+  }
+
+  get trailers(): Metadata {
+    if (this.trailerBag === undefined) this.trailerBag = {};
+    return this.trailerBag;
+  }
+
+  /** Trailers set by the handler, or undefined when none. */
+  get trailersIfAny(): Metadata | undefined {
+    return this.trailerBag;
+  }
+
+  /** Ends the call's life on the server: aborts the signal and fails pending waits. */
+  abort(code: Code, message: string): void {
+    if (this.abortReason !== undefined) return;
+    const err = new NearwireError(code, message);
+    this.abortReason = err;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.controller?.abort(err);
+    this.credit.fail(err);
+    this.inbound?.fail(err);
+  }
+}
