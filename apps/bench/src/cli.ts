@@ -1,1 +1,35 @@
-export {};
+#!/usr/bin/env node
+import { NearwireError } from "@nearwire/core";
+import { parseBenchArgs, USAGE } from "./args.js";
+import { runBench } from "./bench.js";
+
+/** `nearwire-bench`: see USAGE and apps/bench/README.md. */
+async function main(argv: string[]): Promise<number> {
+  let options: ReturnType<typeof parseBenchArgs>;
+  try {
+    options = parseBenchArgs(argv);
+  } catch (err) {
+    if (err instanceof NearwireError) {
+      process.stderr.write(`nearwire-bench: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  return runBench(options, argv);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(
+      `nearwire-bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);

@@ -1,1 +1,2 @@
-export {};
+export type { MsgpackCodecOptions } from "./msgpack-codec.js";
+export { createMsgpackCodec } from "./msgpack-codec.js";

@@ -1,1 +1,31 @@
-export {};
+export { createConformanceHandlers } from "./conformance-handlers.js";
+export type {
+  ConformanceService,
+  CountRequest,
+  EchoMessage,
+  Empty,
+  FailRequest,
+  GenerateRequest,
+  MetadataReply,
+  SleepReply,
+  SleepRequest,
+  StatsReply,
+  StatsRequest,
+  StreamItem,
+  SumReply,
+} from "./conformance-service.js";
+export {
+  checksumStep,
+  conformanceService,
+  conformanceServiceWithMissing,
+  unknownService,
+} from "./conformance-service.js";
+export { readKnownFailures } from "./known-failures.js";
+export type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
+export type { TransportSupports } from "./suite-harness.js";
+export type { TmpResources } from "./tmp-resources.js";
+export { createTmpResources, MAX_SOCKET_PATH_BYTES } from "./tmp-resources.js";
+export type { SuiteName, TransportSuiteOptions } from "./transport-suite.js";
+export { transportSuite } from "./transport-suite.js";
+export type { Vector } from "./protocol-vectors.js";
+export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";

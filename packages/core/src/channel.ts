@@ -10,9 +10,10 @@ export interface ChannelHandler {
    */
   onFrame(type: number, payload: Uint8Array): void;
   /**
-   * The channel closed: `error` is undefined after a clean close by either side, and a
-   * NearwireError (UNAVAILABLE when the peer died, INTERNAL/DATA_LOSS for a corrupt stream)
-   * otherwise. Called exactly once.
+   * The channel closed: `error` is undefined after this side's own clean `close()` (or a peer's
+   * GOAWAY with code OK), UNAVAILABLE (reason `peer-closed`) when the peer closed or died, and
+   * the error (INTERNAL, DATA_LOSS, RESOURCE_EXHAUSTED, …) for a corrupt or violating stream.
+   * Called exactly once.
    */
   onClose(error: NearwireError | undefined): void;
 }

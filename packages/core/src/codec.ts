@@ -61,7 +61,7 @@ export function createCodec(name: string, codecs: Record<string, MessageCodec<un
   return {
     name,
     forType<T>(type: MessageType<T>): MessageCodec<T> {
-      const codec = codecs[type.name];
+      const codec = Object.hasOwn(codecs, type.name) ? codecs[type.name] : undefined;
       if (codec === undefined) {
         throw new NearwireError(Code.NotFound, `codec "${name}" has no message type "${type.name}"`);
       }

@@ -23,5 +23,7 @@ export type {
   Transport,
 } from "./transport.js";
 export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";
+/** Encoders and decoders of the RPC envelope (PROTOCOL.md §5), for tests and other clients. */
+export * as envelope from "./rpc/envelope.js";
 export { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM_BYTES, RpcServer } from "./rpc/rpc-server.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";

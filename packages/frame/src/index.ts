@@ -1,1 +1,38 @@
-export {};
+export {
+  CRC32C_NATIVE_MIN_BYTES,
+  crc32c,
+  crc32cBackend,
+  crc32cBackends,
+  crc32cByte,
+  crc32cImplementation,
+  crc32cNative,
+  crc32cPortable,
+} from "./crc32c.js";
+export {
+  encodeFrame,
+  encodeFrameInto,
+  frameChecksum,
+  writeFrameHeader,
+  writeFrameTrailer,
+} from "./encode-frame.js";
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  FRAME_HEADER_BYTES,
+  FRAME_OVERHEAD_BYTES,
+  FRAME_TRAILER_BYTES,
+  MAX_FRAME_LENGTH_FIELD,
+} from "./frame-constants.js";
+export type { FrameDecoderOptions } from "./frame-decoder.js";
+export { FrameDecoder } from "./frame-decoder.js";
+export type { GoAway, Hello } from "./preface.js";
+export {
+  decodeGoAway,
+  decodeHello,
+  encodeGoAway,
+  encodeHello,
+  GOAWAY_MAX_MESSAGE_BYTES,
+  HELLO_MAGIC,
+  HELLO_PAYLOAD_BYTES,
+  MIN_MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+} from "./preface.js";

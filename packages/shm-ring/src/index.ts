@@ -1,1 +1,25 @@
-export {};
+export { addonPath } from "./native.js";
+export type { RecordSink } from "./ring.js";
+export { RingReader, RingWriter } from "./ring.js";
+export type { SegmentHeader } from "./ring-layout.js";
+export {
+  checkHeader,
+  DEFAULT_RING_BYTES,
+  HEADER_BYTES,
+  LAYOUT_VERSION,
+  MAGIC,
+  MAX_RING_BYTES,
+  MIN_RING_BYTES,
+  maxPayloadFor,
+  readHeader,
+  segmentBytesFor,
+  writeHeader,
+} from "./ring-layout.js";
+export type { CreatedSegment, Segment } from "./segment.js";
+export { attachSegment, createSegment } from "./segment.js";
+export type { ShmRingChannelParts, WaitMode } from "./shm-ring-channel.js";
+export { ShmRingChannel } from "./shm-ring-channel.js";
+export type { ShmRingOptions } from "./shm-ring-options.js";
+export { createShmRingChannelProvider } from "./shm-ring-provider.js";
+export type { ShmRingTransportOptions } from "./shm-ring-transport.js";
+export { createShmRingTransport } from "./shm-ring-transport.js";

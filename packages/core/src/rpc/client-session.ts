@@ -216,7 +216,7 @@ export class ClientSession {
           if (call === undefined) return;
           if (st.code !== Code.OK) {
             const opts = st.trailers === undefined ? {} : { metadata: st.trailers };
-            this.settle(call, new NearwireError(st.code, st.detail, opts));
+            this.settle(call, new NearwireError(st.code, st.detail, opts), undefined, true);
             return;
           }
           if (st.message !== undefined) this.onMessage(call, st.message);
@@ -272,7 +272,7 @@ export class ClientSession {
   }
 
   /** Ends a call locally: resolves/ends with `value` when `error` is undefined, else fails. */
-  private settle(call: ClientCall, error: NearwireError | undefined, value?: unknown): void {
+  private settle(call: ClientCall, error: NearwireError | undefined, value?: unknown, keepBuffered = false): void {
     if (call.done) return;
     call.done = true;
     this.calls.delete(call.id);
@@ -282,7 +282,7 @@ export class ClientSession {
     else call.credit?.fail(new NearwireError(Code.OK, "call finished"));
     if (call.inbound !== undefined) {
       if (error === undefined) call.inbound.end();
-      else call.inbound.fail(error);
+      else call.inbound.fail(error, keepBuffered);
     } else if (error === undefined) {
       call.resolve?.(value);
     } else {

@@ -47,12 +47,19 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     }
   }
 
-  fail(error: NearwireError): void {
+  /**
+   * Ends the stream with `error`. With `keepBuffered` (the peer ended the call with an error
+   * status) messages that arrived before it are still delivered, then the error is thrown; a
+   * local cancel, a deadline or a lost connection drops them.
+   */
+  fail(error: NearwireError, keepBuffered = false): void {
     if (this.ended) return;
     this.ended = true;
     this.error = error;
-    this.items.length = 0;
-    this.head = 0;
+    if (!keepBuffered) {
+      this.items.length = 0;
+      this.head = 0;
+    }
     const f = this.failWaiter;
     if (f !== undefined) {
       this.waiter = undefined;

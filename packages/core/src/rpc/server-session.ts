@@ -273,7 +273,14 @@ export class ServerSession {
     body: Uint8Array | undefined,
   ): void {
     if (this.channel.closed) return;
-    this.channel.send(FrameType.Status, encodeStatus(id, code, message, trailers, body));
+    try {
+      this.channel.send(FrameType.Status, encodeStatus(id, code, message, trailers, body));
+    } catch (err) {
+      // The response (or its trailers) does not fit the channel: tell the client why instead.
+      const e = NearwireError.from(err, Code.Internal);
+      if (this.channel.closed) return;
+      this.channel.send(FrameType.Status, encodeStatus(id, e.code, `response not sent: ${e.message}`, undefined, undefined));
+    }
   }
 
   private onClose(error: NearwireError | undefined): void {

@@ -1,0 +1,193 @@
+import type { BenchOptions } from "./args.js";
+import {
+  type CaseMode,
+  type CaseSpec,
+  type MessageName,
+  makeCase,
+  sizeLabel,
+} from "./case-spec.js";
+import type { TransportPlugin } from "./plugins.js";
+
+/** The hand-written baselines, always available: what a user would write without nearwire. */
+export const BASELINE_TRANSPORTS = ["bare-net-uds", "bare-net-tcp", "bare-grpc-js"] as const;
+
+/** What the matrix builder needs to know about the machine's packages. */
+export interface MatrixInput {
+  /** Usable nearwire transports (RPC and channel layer). */
+  transports: Pick<TransportPlugin, "id" | "layer" | "baseline">[];
+  /** Usable codec names, json first. */
+  codecs: string[];
+}
+
+/** The transport (or baseline) a transport's rows are compared to; undefined for baselines. */
+export function baselineOf(transport: string, input: MatrixInput): string | undefined {
+  return input.transports.find((t) => t.id === transport)?.baseline;
+}
+
+const DEFAULT_SWEEP_CODECS = ["json", "raw"];
+const LARGE = 64 * 1024;
+
+/** Builds the case list for a normal run (`--full` or the default matrix), then applies filters. */
+export function buildMatrix(options: BenchOptions, input: MatrixInput): CaseSpec[] {
+  const full = options.full;
+  const sizes = options.sizes ?? (full ? [64, 1024, LARGE, 1024 * 1024] : [64, LARGE]);
+  const messages = new Set<MessageName>(
+    options.messages ?? (full ? ["tick", "request", "metric", "chunk"] : ["tick", "chunk"]),
+  );
+  const allCodecs = input.codecs.filter(
+    (c) => options.codecs === undefined || options.codecs.includes(c),
+  );
+  const sweepCodecs =
+    full || options.codecs !== undefined
+      ? allCodecs
+      : allCodecs.filter((c) => DEFAULT_SWEEP_CODECS.includes(c));
+  const flowSizes = full ? sizes.filter((s) => s <= LARGE) : [Math.min(...sizes)];
+  const streamSizes = full ? sizes : flowSizes;
+
+  const all: CaseSpec[] = [];
+  const sized = (
+    transport: string,
+    layer: CaseSpec["layer"],
+    codec: string,
+    mode: CaseMode,
+    bytes: number,
+  ) =>
+    makeCase({
+      mode,
+      layer,
+      transport,
+      codec,
+      message: "chunk",
+      payload: sizeLabel(bytes),
+      payloadBytes: bytes,
+      inFlight: mode === "throughput" ? 64 : 1,
+    });
+  const flows = (transport: string, layer: CaseSpec["layer"], codec: string, into = all) => {
+    if (into === all && !messages.has("chunk")) return;
+    for (const s of sizes) into.push(sized(transport, layer, codec, "latency", s));
+    for (const s of flowSizes) into.push(sized(transport, layer, codec, "throughput", s));
+    for (const s of streamSizes) into.push(sized(transport, layer, codec, "stream", s));
+  };
+
+  const bare: CaseSpec[] = [];
+  for (const t of BASELINE_TRANSPORTS) flows(t, "baseline", "bytes", bare);
+  if (!sizes.includes(64))
+    bare.push(...BASELINE_TRANSPORTS.map((t) => sized(t, "baseline", "bytes", "latency", 64)));
+  if (messages.has("chunk")) all.push(...bare);
+  for (const t of input.transports) {
+    if (t.layer === "channel") {
+      flows(t.id, "channel", "frame");
+      continue;
+    }
+    for (const m of ["tick", "request", "metric"] as const) {
+      if (!messages.has(m)) continue;
+      for (const codec of allCodecs) {
+        all.push(
+          makeCase({
+            mode: "latency",
+            layer: "rpc",
+            transport: t.id,
+            codec,
+            message: m,
+            payload: m,
+            payloadBytes: 0,
+            inFlight: 1,
+          }),
+        );
+      }
+    }
+    for (const codec of sweepCodecs) flows(t.id, "rpc", codec);
+  }
+  return select(all, [...bare, ...all.filter((c) => c.layer !== "baseline")], options, input);
+}
+
+function matchesTransport(id: string, wanted: string[]): boolean {
+  return wanted.some((w) => id === w || id.startsWith(`${w}-`));
+}
+
+/** Applies --transports/--codecs/--filter, then adds the rows each kept row is compared to. */
+function select(
+  all: CaseSpec[],
+  pool: CaseSpec[],
+  options: BenchOptions,
+  input: MatrixInput,
+): CaseSpec[] {
+  const kept = all.filter(
+    (c) =>
+      (options.transports === undefined || matchesTransport(c.transport, options.transports)) &&
+      (options.filter === undefined || options.filter.test(c.id) || options.filter.test(c.key)),
+  );
+  if (!options.baselines) return kept;
+  const keys = new Set(kept.map((c) => c.key));
+  const byKey = new Map(pool.map((c) => [c.key, c]));
+  const out = [...kept];
+  for (let i = 0; i < out.length; i++) {
+    const c = out[i] as CaseSpec;
+    const partner = comparisonKey(c, input);
+    if (partner === undefined || keys.has(partner)) continue;
+    const found = byKey.get(partner);
+    if (found) {
+      keys.add(partner);
+      out.push(found);
+    }
+  }
+  const order = new Map(pool.map((c, i) => [c.key, i]));
+  return out.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
+}
+
+/**
+ * The key of the row a case is compared to: same mode and payload on its baseline transport
+ * (`bytes` codec for a bare baseline, the same codec for a nearwire one). Tick/request/metric
+ * rows compare to the 64 B bare row. Undefined for baselines themselves.
+ */
+export function comparisonKey(c: CaseSpec, input: MatrixInput): string | undefined {
+  const base = baselineOf(c.transport, input);
+  if (base === undefined) return undefined;
+  const bare = (BASELINE_TRANSPORTS as readonly string[]).includes(base);
+  const codec = bare ? "bytes" : c.codec;
+  const payload = bare && c.message !== "chunk" ? "64B" : c.payload;
+  return `${c.mode}:${base}/${codec}/${payload}`;
+}
+
+/**
+ * CI matrix: a small fixed set whose ratios are stable enough to gate on (64 B latency against
+ * each baseline, 64-in-flight throughput, channel streaming). Cases of missing packages drop out.
+ */
+export function buildCiMatrix(input: MatrixInput): CaseSpec[] {
+  const have = new Set(input.transports.map((t) => t.id));
+  const hasJson = input.codecs.includes("json");
+  const out: CaseSpec[] = [];
+  const add = (mode: CaseMode, transport: string, layer: CaseSpec["layer"], codec: string) => {
+    if (layer !== "baseline" && !have.has(transport)) return;
+    if (layer === "rpc" && !hasJson) return;
+    out.push(
+      makeCase({
+        mode,
+        layer,
+        transport,
+        codec,
+        message: "chunk",
+        payload: "64B",
+        payloadBytes: 64,
+        inFlight: mode === "throughput" ? 64 : 1,
+      }),
+    );
+  };
+  add("latency", "bare-net-uds", "baseline", "bytes");
+  add("latency", "uds", "rpc", "json");
+  add("latency", "uds-channel", "channel", "frame");
+  add("latency", "bare-net-tcp", "baseline", "bytes");
+  add("latency", "tcp", "rpc", "json");
+  add("latency", "bare-grpc-js", "baseline", "bytes");
+  add("latency", "grpc-uds", "rpc", "json");
+  add("latency", "shm-ring-spin", "rpc", "json");
+  add("latency", "shm-ring-spin-channel", "channel", "frame");
+  add("throughput", "bare-net-uds", "baseline", "bytes");
+  add("throughput", "uds", "rpc", "json");
+  add("throughput", "bare-grpc-js", "baseline", "bytes");
+  add("throughput", "grpc-uds", "rpc", "json");
+  add("stream", "bare-net-uds", "baseline", "bytes");
+  add("stream", "uds-channel", "channel", "frame");
+  add("stream", "shm-ring-spin-channel", "channel", "frame");
+  return out;
+}

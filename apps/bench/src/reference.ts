@@ -1,0 +1,54 @@
+/**
+ * Published figures quoted in DESIGN.md ("Reference figures"): other hardware, Go programs.
+ * They appear in the report in a table of their own and are never compared to measured rows.
+ */
+export const REFERENCE_FIGURES: readonly {
+  what: string;
+  p50: string;
+  p99: string;
+  rate: string;
+  setting: string;
+}[] = [
+  {
+    what: "UDS",
+    p50: "18 µs",
+    p99: "124 µs",
+    rate: "1.32 M QPS",
+    setting: "64-core server, 256 B payloads",
+  },
+  {
+    what: "gRPC over UDS",
+    p50: "47 µs",
+    p99: "389 µs",
+    rate: "0.89 M QPS",
+    setting: "64-core server, 256 B payloads",
+  },
+  {
+    what: "shared-memory ring",
+    p50: "3.2 µs",
+    p99: "19 µs",
+    rate: "2.15 M QPS",
+    setting: "64-core server, 256 B payloads",
+  },
+  {
+    what: "tuned SPSC shm ring",
+    p50: "1.83 µs (mean)",
+    p99: "2.98 µs",
+    rate: "4.91 M msgs/s",
+    setting: "64 B messages",
+  },
+  {
+    what: "gRPC unary, UDS vs TCP",
+    p50: "102 µs vs 127 µs per call",
+    p99: "—",
+    rate: "—",
+    setting: "desktop CPU",
+  },
+  {
+    what: "loopback TCP vs UDS round trip",
+    p50: "1.5–2× UDS",
+    p99: "—",
+    rate: "—",
+    setting: "small messages, typical",
+  },
+];

@@ -1,0 +1,28 @@
+import type { LatencySummary } from "./latency.js";
+
+/** CPU time of one process over the measured window, in µs (process.cpuUsage deltas). */
+export interface CpuTime {
+  userUs: number;
+  systemUs: number;
+}
+
+/** One measured run of one case (fresh server and client processes). */
+export interface RunResult {
+  /** Messages completed in the window: round trips, or messages received for `stream`. */
+  count: number;
+  /** Wall time of the window, in ns (until the last in-flight call completed). */
+  elapsedNs: number;
+  msgsPerSec: number;
+  /** Payload megabytes (10^6) per second, one way: `msgsPerSec × wireBytes`. */
+  mbPerSec: number;
+  /** Encoded message (or raw payload) bytes, one way, before framing. */
+  wireBytes: number;
+  /** Per-call round-trip latency, every call recorded (latency and throughput modes). */
+  latency?: LatencySummary;
+  client: CpuTime;
+  server: CpuTime;
+  /** Client CPU (user+system) per message, µs. */
+  clientCpuUsPerMsg: number;
+  /** Server CPU (user+system) per message, µs; its window spans the client's plus IPC turns. */
+  serverCpuUsPerMsg: number;
+}

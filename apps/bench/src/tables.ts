@@ -1,0 +1,163 @@
+import type { CodecResult } from "./codec-bench.js";
+import { fmt3, fmtBytes, fmtCount, fmtNs, fmtRatio } from "./format.js";
+import type { CaseSummary } from "./summary.js";
+
+/**
+ * The report's tables as header + rows of strings, rendered by the terminal (fixed width) and
+ * the Markdown report alike.
+ */
+export interface Table {
+  title: string;
+  /** One line on what the rows mean. */
+  note: string;
+  headers: string[];
+  rows: string[][];
+}
+
+const ratioCell = (s: CaseSummary) => (s.ratio ? `${fmtRatio(s.ratio.value)} ${s.ratio.to}` : "");
+const cpu = (n: number) => fmt3(n);
+
+/** Codec table: every codec × message, with ratios to json. */
+export function codecTable(results: readonly CodecResult[]): Table {
+  const json = new Map(results.filter((r) => r.codec === "json").map((r) => [r.message, r]));
+  return {
+    title: "Codecs (tinybench, one process per codec)",
+    note: "ops/s = median of tinybench samples (each a batch of calls); ×json = this codec's ops/s ÷ json's.",
+    headers: [
+      "codec/message",
+      "bytes",
+      "encode ops/s",
+      "decode ops/s",
+      "enc ×json",
+      "dec ×json",
+      "rme enc/dec",
+    ],
+    rows: results.map((r) => {
+      const j = json.get(r.message);
+      return [
+        `${r.codec}/${r.message}`,
+        String(r.encodedBytes),
+        fmtCount(r.encodeOpsPerSec),
+        fmtCount(r.decodeOpsPerSec),
+        j ? fmtRatio(r.encodeOpsPerSec / j.encodeOpsPerSec) : "—",
+        j ? fmtRatio(r.decodeOpsPerSec / j.decodeOpsPerSec) : "—",
+        `±${r.encodeRme.toFixed(1)}% / ±${r.decodeRme.toFixed(1)}%`,
+      ];
+    }),
+  };
+}
+
+/** Latency table: one call in flight. */
+export function latencyTable(rows: readonly CaseSummary[]): Table {
+  return {
+    title: "Latency (round trip, one call in flight)",
+    note: "Every call recorded in an HDR histogram; medians over repeats (max = max over repeats). CPU = user+system µs per round trip. Ratio = p50 ÷ the compared row's p50 (lower is better).",
+    headers: [
+      "case",
+      "wire",
+      "p50",
+      "p90",
+      "p99",
+      "p99.9",
+      "max",
+      "samples",
+      "cpu client",
+      "cpu server",
+      "p50 vs",
+    ],
+    rows: rows
+      .filter((s) => s.spec.mode === "latency")
+      .map((s) =>
+        s.error !== undefined && s.runs === 0
+          ? [s.spec.id, "", `failed: ${s.error.slice(0, 80)}`, "", "", "", "", "", "", "", ""]
+          : [
+              s.spec.id,
+              fmtBytes(s.wireBytes),
+              fmtNs(s.p50Ns),
+              fmtNs(s.p90Ns),
+              fmtNs(s.p99Ns),
+              fmtNs(s.p999Ns),
+              fmtNs(s.maxNs),
+              fmtCount(s.samples),
+              cpu(s.clientCpuUsPerMsg),
+              cpu(s.serverCpuUsPerMsg),
+              ratioCell(s),
+            ],
+      ),
+  };
+}
+
+/** Throughput tables: many calls in flight, and one-way streaming. */
+export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "stream"): Table {
+  const lat = mode === "throughput";
+  return {
+    title: lat ? "Throughput (64 calls in flight)" : "One-way streaming (server → client)",
+    note: lat
+      ? "msgs/s = completed round trips per second; MB/s = payload one way. Ratio = msgs/s ÷ the compared row's (higher is better)."
+      : "msgs/s received by the client; RPC rows use a server-streaming call, channel and bare rows raw frames. Ratio = msgs/s ÷ the compared row's (higher is better).",
+    headers: [
+      "case",
+      "wire",
+      "msgs/s",
+      "MB/s",
+      ...(lat ? ["p50", "p99"] : []),
+      "cpu client",
+      "cpu server",
+      "msgs/s vs",
+    ],
+    rows: rows
+      .filter((s) => s.spec.mode === mode)
+      .map((s) =>
+        s.error !== undefined && s.runs === 0
+          ? [
+              s.spec.id,
+              "",
+              `failed: ${s.error.slice(0, 80)}`,
+              "",
+              ...(lat ? ["", ""] : []),
+              "",
+              "",
+              "",
+            ]
+          : [
+              s.spec.id,
+              fmtBytes(s.wireBytes),
+              fmtCount(s.msgsPerSec),
+              fmt3(s.mbPerSec),
+              ...(lat ? [fmtNs(s.p50Ns), fmtNs(s.p99Ns)] : []),
+              cpu(s.clientCpuUsPerMsg),
+              cpu(s.serverCpuUsPerMsg),
+              ratioCell(s),
+            ],
+      ),
+  };
+}
+
+/** Spread over repeats: min–max of p50 and of msgs/s per case (only with --repeat > 1). */
+export function spreadTable(rows: readonly CaseSummary[]): Table {
+  return {
+    title: "Spread over repeated runs",
+    note: "min – max over the repeats of each case (fresh processes each time); the tables above show medians.",
+    headers: ["case", "mode", "runs", "p50 min – max", "msgs/s min – max"],
+    rows: rows
+      .filter((s) => s.runs > 1)
+      .map((s) => [
+        s.spec.id,
+        s.spec.mode,
+        String(s.runs),
+        s.p50Spread ? `${fmtNs(s.p50Spread[0])} – ${fmtNs(s.p50Spread[1])}` : "—",
+        `${fmtCount(s.msgsPerSecSpread[0])} – ${fmtCount(s.msgsPerSecSpread[1])}`,
+      ]),
+  };
+}
+
+/** Every table with at least one row, in report order. */
+export function allTables(codecs: readonly CodecResult[], rows: readonly CaseSummary[]): Table[] {
+  return [
+    codecTable(codecs),
+    latencyTable(rows),
+    flowTable(rows, "throughput"),
+    flowTable(rows, "stream"),
+    spreadTable(rows),
+  ].filter((t) => t.rows.length > 0);
+}

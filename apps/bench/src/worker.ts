@@ -1,0 +1,168 @@
+import type { CaseSpec, MessageName } from "./case-spec.js";
+import { measure, warmUp } from "./drive.js";
+import type { BenchClient, BenchServer } from "./endpoint.js";
+import {
+  loadPlugins,
+  type PackageName,
+  type Plugins,
+  packageOf,
+  type TransportPlugin,
+} from "./plugins.js";
+
+/**
+ * Child process entry: `worker.js <role> <json>`, talking to the orchestrator over the IPC
+ * channel. Roles: `server` (serve one case until told to exit, reporting its CPU time around
+ * the measured window), `client` (connect, warm up, wait for go, measure, report), `codec`
+ * (tinybench codec benchmarks for one codec).
+ */
+
+/** Messages the orchestrator sends. */
+export type ToWorker = { t: "go" } | { t: "cpu-start" } | { t: "cpu-stop" } | { t: "exit" };
+/** Messages a worker sends. */
+export type FromWorker =
+  | { t: "ready"; address: string }
+  | { t: "warmed" }
+  | { t: "cpu-started" }
+  | { t: "cpu"; userUs: number; systemUs: number }
+  | { t: "result"; result: unknown }
+  | { t: "error"; message: string };
+
+/** Arguments of the server and client roles. */
+export interface EndpointArgs {
+  spec: CaseSpec;
+  address: string;
+  seed: number;
+  durationMs: number;
+  warmupMs: number;
+}
+
+/** Arguments of the codec role. */
+export interface CodecArgs {
+  codec: string;
+  messages: MessageName[];
+  timeMs: number;
+  seed: number;
+}
+
+function send(msg: FromWorker): Promise<void> {
+  return new Promise((resolve) => {
+    if (process.send === undefined) resolve();
+    else process.send(msg, undefined, {}, () => resolve());
+  });
+}
+
+function nextMessage(): Promise<ToWorker> {
+  return new Promise((resolve) => process.once("message", (m) => resolve(m as ToWorker)));
+}
+
+function pluginFor(plugins: Plugins, id: string): TransportPlugin {
+  const p = plugins.transports.find((t) => t.id === id);
+  if (p === undefined) {
+    const why = plugins.availability
+      .map((a) => `${a.name}: ${a.status} ${a.detail ?? ""}`)
+      .join("; ");
+    throw new Error(`transport ${id} not available${why ? ` (${why})` : ""}`);
+  }
+  return p;
+}
+
+/** Loads only the package (and the messages) this case needs: shorter process start-up. */
+function loadFor(spec: CaseSpec): Promise<Plugins> {
+  const pkg = packageOf(spec.transport);
+  const only: PackageName[] = pkg === undefined ? [] : [pkg];
+  if (spec.layer === "rpc") only.push("@nearwire/bench-messages");
+  return loadPlugins(only);
+}
+
+async function startServer(args: EndpointArgs): Promise<BenchServer> {
+  const { spec, address } = args;
+  if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
+    return (await import("./bare-net.js")).startBareNetServer(address);
+  if (spec.transport === "bare-grpc-js")
+    return (await import("./bare-grpc.js")).startBareGrpcServer(address);
+  const plugins = await loadFor(spec);
+  const plugin = pluginFor(plugins, spec.transport);
+  const nw = await import("./nearwire-endpoints.js");
+  return spec.layer === "channel"
+    ? nw.startChannelServer(plugin, address)
+    : nw.startRpcServer(plugin, spec, address, plugins.messages);
+}
+
+async function connect(args: EndpointArgs): Promise<BenchClient> {
+  const { spec, address, seed } = args;
+  if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
+    return (await import("./bare-net.js")).connectBareNet(spec, address, seed);
+  if (spec.transport === "bare-grpc-js")
+    return (await import("./bare-grpc.js")).connectBareGrpc(spec, address, seed);
+  const plugins = await loadFor(spec);
+  const plugin = pluginFor(plugins, spec.transport);
+  const nw = await import("./nearwire-endpoints.js");
+  return spec.layer === "channel"
+    ? nw.connectChannel(plugin, spec, address, seed)
+    : nw.connectRpc(plugin, spec, address, plugins.messages, seed);
+}
+
+async function serverRole(args: EndpointArgs): Promise<void> {
+  const server = await startServer(args);
+  void send({ t: "ready", address: server.address });
+  let cpu0 = process.cpuUsage();
+  process.on("message", (raw) => {
+    const m = raw as ToWorker;
+    if (m.t === "cpu-start") {
+      cpu0 = process.cpuUsage();
+      void send({ t: "cpu-started" });
+    } else if (m.t === "cpu-stop") {
+      const d = process.cpuUsage(cpu0);
+      void send({ t: "cpu", userUs: d.user, systemUs: d.system });
+    } else if (m.t === "exit") {
+      void server.close().finally(() => process.exit(0));
+    }
+  });
+  process.on("disconnect", () => process.exit(0));
+}
+
+async function clientRole(args: EndpointArgs): Promise<void> {
+  const client = await connect(args);
+  const warm = await warmUp(client, args.spec, args.warmupMs);
+  const go = nextMessage();
+  void send({ t: "warmed" });
+  await go;
+  const result = await measure(client, args.spec, args.durationMs, warm);
+  await send({ t: "result", result });
+  await Promise.race([client.close(), new Promise((r) => setTimeout(r, 2000))]);
+}
+
+async function codecRole(args: CodecArgs): Promise<void> {
+  const plugins = await loadPlugins(["@nearwire/bench-messages"]);
+  const { benchCodec, codecSink } = await import("./codec-bench.js");
+  const results = await benchCodec(
+    plugins.messages,
+    args.codec,
+    args.messages,
+    args.timeMs,
+    args.seed,
+  );
+  await send({ t: "result", result: { results, sinkBytes: codecSink().bytes } });
+}
+
+async function main(): Promise<void> {
+  const [role, json] = process.argv.slice(2);
+  const args = JSON.parse(json ?? "{}") as unknown;
+  if (role === "server") await serverRole(args as EndpointArgs);
+  else if (role === "client") await clientRole(args as EndpointArgs);
+  else if (role === "codec") await codecRole(args as CodecArgs);
+  else throw new Error(`unknown worker role ${role}`);
+}
+
+main().then(
+  () => {
+    if (process.argv[2] !== "server") process.exit(0);
+  },
+  async (err: unknown) => {
+    await send({
+      t: "error",
+      message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    process.exit(1);
+  },
+);

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import type { TmpResources } from "./tmp-resources.js";
+
+/** How a child process ended. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A TypeScript child process run with `--import tsx`, with its stdout as lines. */
+export interface TsChild {
+  readonly pid: number;
+  readonly process: ChildProcess;
+  /** Resolves when the child has exited. */
+  readonly exited: Promise<ChildExit>;
+  /** Resolves with the first stdout line starting with `prefix` (past or future). */
+  waitForLine(prefix: string, timeoutMs: number): Promise<string>;
+  /** The stdout lines printed so far. */
+  lines(): readonly string[];
+  /** Everything the child wrote on stderr so far (for failure messages). */
+  stderr(): string;
+  /** Sends `signal` to this child by PID (no-op once it has exited). */
+  signal(signal: NodeJS.Signals): void;
+}
+
+/** Spawns `process.execPath --import tsx <file> ...args`, tracked by `tmp`. */
+export function spawnTsChild(file: string, args: string[], tmp: TmpResources): TsChild {
+  const child = spawn(process.execPath, ["--import", "tsx", file, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  tmp.track(child);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not spawn ${file}`);
+  const lines: string[] = [];
+  const waiters: { prefix: string; resolve: (line: string) => void }[] = [];
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (s: string) => {
+    if (stderr.length < 64 * 1024) stderr += s;
+  });
+  const exited = new Promise<ChildExit>((resolve) => {
+    child.once("close", (code, signal) => resolve({ code, signal }));
+  });
+  if (child.stdout !== null) {
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      lines.push(line);
+      for (let i = waiters.length - 1; i >= 0; i--) {
+        const w = waiters[i];
+        if (w !== undefined && line.startsWith(w.prefix)) {
+          waiters.splice(i, 1);
+          w.resolve(line);
+        }
+      }
+    });
+  }
+  return {
+    pid,
+    process: child,
+    exited,
+    lines: () => lines,
+    stderr: () => stderr,
+    signal(sig) {
+      if (child.exitCode === null && child.signalCode === null) process.kill(pid, sig);
+    },
+    waitForLine(prefix, timeoutMs) {
+      const seen = lines.find((l) => l.startsWith(prefix));
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise<string>((resolve, reject) => {
+        const entry = {
+          prefix,
+          resolve: (line: string) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(entry), 1);
+          reject(
+            new Error(
+              `child ${pid} (${file}) printed no "${prefix}" line within ${timeoutMs} ms; stdout: ${lines.join(" | ")}; stderr: ${stderr}`,
+            ),
+          );
+        }, timeoutMs);
+        waiters.push(entry);
+        void exited.then((e) => {
+          if (!waiters.includes(entry)) return;
+          waiters.splice(waiters.indexOf(entry), 1);
+          clearTimeout(timer);
+          reject(
+            new Error(
+              `child ${pid} (${file}) exited (code ${e.code}, signal ${e.signal}) before printing "${prefix}"; stderr: ${stderr}`,
+            ),
+          );
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { describe } from "node:test";
+import { Code } from "@nearwire/core";
+import type { SuiteHarness } from "../suite-harness.js";
+import { expectCode, hangGuard, waitFor } from "../wait.js";
+import { newTag } from "./shared-server.js";
+
+const S = "lifecycle";
+
+/** listen / connect / close, graceful server close, client close, restart on one address. */
+export function lifecycleSuite(h: SuiteHarness): void {
+  describe(S, () => {
+    h.test(S, "listen, connect, call, and close cleanly on both sides", async () => {
+      const server = await h.startServer();
+      const c = await h.connect(server.address);
+      assert.equal((await c.client.echo({ id: 1, text: "hi" })).text, "hi");
+      await h.disconnect(c);
+      assert.equal(
+        await hangGuard(c.conn.closed, 5000, "connection.closed"),
+        undefined,
+        "a clean close resolves closed with undefined",
+      );
+      await server.stop();
+    });
+
+    h.test(S, "connect to an address nobody listens on → UNAVAILABLE", async () => {
+      const address = await h.newAddress();
+      const transport = await h.transport(address);
+      await expectCode(
+        hangGuard(transport.connect(), 10_000, "connect"),
+        Code.Unavailable,
+        `connect(${address})`,
+      );
+    });
+
+    h.test(
+      S,
+      "graceful server close lets an in-flight call finish, then calls fail UNAVAILABLE",
+      async () => {
+        const server = await h.startServer({ graceMs: 10_000 });
+        const c = await h.connect(server.address);
+        try {
+          const tag = newTag("graceful");
+          const call = c.client.sleep({ tag, ms: 1000 });
+          await waitFor("the sleep handler to start", async () =>
+            (await c.client.stats({ tag })).tagStarted >= 1 ? true : undefined,
+          );
+          server.child.signal("SIGTERM");
+          await server.child.waitForLine("CLOSING", 5000);
+          const reply = await hangGuard(call, 10_000, "the in-flight call");
+          assert.equal(reply.aborted, false, "the in-flight call ran to its end");
+          await server.stop();
+          await expectCode(
+            hangGuard(c.client.echo({ id: 1, text: "x" }), 5000, "a call after close"),
+            Code.Unavailable,
+            "a call after the server closed",
+          );
+          const transport = await h.transport(server.address);
+          await expectCode(
+            hangGuard(transport.connect(), 10_000, "connect"),
+            Code.Unavailable,
+            "connect after the server closed",
+          );
+        } finally {
+          await h.disconnect(c);
+          await server.kill();
+        }
+      },
+    );
+
+    h.test(
+      S,
+      "during a graceful close, a new call on an open connection fails UNAVAILABLE",
+      async () => {
+        const server = await h.startServer({ graceMs: 10_000 });
+        const c = await h.connect(server.address);
+        try {
+          const tag = newTag("draining");
+          const call = c.client.sleep({ tag, ms: 1500 });
+          await waitFor("the sleep handler to start", async () =>
+            (await c.client.stats({ tag })).tagStarted >= 1 ? true : undefined,
+          );
+          server.child.signal("SIGTERM");
+          await server.child.waitForLine("CLOSING", 5000);
+          await expectCode(
+            hangGuard(c.client.echo({ id: 1, text: "late" }), 10_000, "a call while draining"),
+            Code.Unavailable,
+            "a call while the server drains",
+          );
+          assert.equal((await hangGuard(call, 10_000, "the in-flight call")).aborted, false);
+          await server.stop();
+        } finally {
+          await h.disconnect(c);
+          await server.kill();
+        }
+      },
+    );
+
+    h.test(
+      S,
+      "closing the client fails its in-flight calls UNAVAILABLE; the server sees the abort",
+      async () => {
+        const server = await h.startServer();
+        const c = await h.connect(server.address);
+        const observer = await h.connect(server.address);
+        try {
+          const tag = newTag("client-close");
+          const call = c.client.sleep({ tag, ms: 10_000 });
+          call.catch(() => undefined);
+          await waitFor("the sleep handler to start", async () =>
+            (await observer.client.stats({ tag })).tagStarted >= 1 ? true : undefined,
+          );
+          await h.disconnect(c);
+          await expectCode(
+            hangGuard(call, 5000, "the in-flight call"),
+            Code.Unavailable,
+            "in-flight call of a closed connection",
+          );
+          await expectCode(
+            c.client.echo({ id: 1, text: "x" }),
+            Code.Unavailable,
+            "a call on a closed connection",
+          );
+          await waitFor("the server to abort the handler", async () =>
+            (await observer.client.stats({ tag })).tagAborted >= 1 ? true : undefined,
+          );
+        } finally {
+          await h.disconnect(observer);
+          await server.stop();
+        }
+      },
+    );
+
+    h.test(S, "a client reconnects after the server restarts on the same address", async () => {
+      const first = await h.startServer();
+      const c1 = await h.connect(first.address);
+      assert.equal((await c1.client.echo({ id: 1, text: "one" })).text, "one");
+      await first.stop();
+      await hangGuard(c1.conn.closed, 5000, "connection.closed after the server closed");
+      await h.disconnect(c1);
+      const second = await h.startServer({ address: first.address });
+      try {
+        const c2 = await h.connect(second.address);
+        assert.equal((await c2.client.echo({ id: 2, text: "two" })).text, "two");
+        await h.disconnect(c2);
+      } finally {
+        await second.stop();
+      }
+    });
+  });
+}

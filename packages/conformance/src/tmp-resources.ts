@@ -1,0 +1,83 @@
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** Longest Unix socket path Linux accepts (`sun_path` is 108 bytes with the NUL). */
+export const MAX_SOCKET_PATH_BYTES = 107;
+
+/**
+ * Addresses and child processes of one suite run, checked at teardown: a socket file left in
+ * the temporary directory or a child still alive fails the suite.
+ */
+export interface TmpResources {
+  /** The private temporary directory (under `os.tmpdir()`) holding socket files. */
+  readonly dir: string;
+  /** A fresh, unused socket path in {@link dir}, at most 107 bytes. */
+  socketPath(): string;
+  /** A fresh Linux abstract socket name, as `unix-abstract:<name>`. */
+  abstractName(): string;
+  /** A free port on 127.0.0.1 (bound, then released), as `tcp:127.0.0.1:<port>`. */
+  tcpAddress(): Promise<string>;
+  /** Registers a child process: teardown fails (and kills it by PID) if it is still alive. */
+  track(child: ChildProcess): void;
+  /**
+   * Kills tracked children still alive (SIGKILL, by PID), removes the directory, and returns
+   * what leaked (an empty list when nothing did).
+   */
+  cleanup(): Promise<string[]>;
+}
+
+/** Creates the temporary resources of one suite run. */
+export function createTmpResources(): TmpResources {
+  const dir = mkdtempSync(join(tmpdir(), "nwc-"));
+  const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const children: ChildProcess[] = [];
+  let n = 0;
+  return {
+    dir,
+    socketPath() {
+      const path = join(dir, `s${++n}.sock`);
+      if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
+        throw new Error(
+          `socket path ${path} is over ${MAX_SOCKET_PATH_BYTES} B: set TMPDIR shorter`,
+        );
+      }
+      return path;
+    },
+    abstractName() {
+      return `unix-abstract:nwc-${tag}-${++n}`;
+    },
+    async tcpAddress() {
+      const port = await new Promise<number>((resolve, reject) => {
+        const srv = createServer();
+        srv.once("error", reject);
+        srv.listen(0, "127.0.0.1", () => {
+          const addr = srv.address();
+          const p = typeof addr === "object" && addr !== null ? addr.port : 0;
+          srv.close(() => resolve(p));
+        });
+      });
+      return `tcp:127.0.0.1:${port}`;
+    },
+    track(child) {
+      children.push(child);
+    },
+    async cleanup() {
+      const leaks: string[] = [];
+      for (const child of children) {
+        if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+          leaks.push(`child process ${child.pid} still alive at teardown`);
+          const exited = new Promise((resolve) => child.once("exit", resolve));
+          process.kill(child.pid, "SIGKILL");
+          await exited;
+        }
+      }
+      for (const name of readdirSync(dir)) leaks.push(`file left behind: ${join(dir, name)}`);
+      rmSync(dir, { recursive: true, force: true });
+      return leaks;
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { crc32c, crc32cNativeImplementation } from "./crc32c.js";

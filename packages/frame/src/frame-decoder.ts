@@ -1,0 +1,277 @@
+import { Code, NearwireError } from "@nearwire/core";
+import { crc32c, crc32cByte } from "./crc32c.js";
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  FRAME_HEADER_BYTES,
+  FRAME_OVERHEAD_BYTES,
+  FRAME_TRAILER_BYTES,
+} from "./frame-constants.js";
+
+/** Options of {@link FrameDecoder}. */
+export interface FrameDecoderOptions {
+  /**
+   * Largest payload accepted, in bytes (default {@link DEFAULT_MAX_FRAME_BYTES}, 4 MiB). A
+   * longer length field fails the stream as soon as its 4 bytes are in.
+   */
+  maxPayloadBytes?: number;
+  /**
+   * Called once per frame, in order, synchronously from `push` (or `resume`). A frame that lay
+   * entirely inside one pushed chunk is a zero-copy view of that chunk; a frame that spanned
+   * chunks is a new buffer of exactly its payload size. If it throws, the decoder is dead and
+   * the exception propagates out of `push`.
+   */
+  onFrame(type: number, payload: Uint8Array): void;
+}
+
+enum State {
+  /** Collecting the 5 header bytes into `scratch` (a header split across chunks). */
+  Header = 0,
+  /** Copying payload bytes into `partial`. */
+  Payload = 1,
+  /** Collecting the 4 trailer bytes into `scratch`. */
+  Trailer = 2,
+}
+
+/**
+ * Streaming decoder of frame v1 (PROTOCOL.md §1): push byte chunks as they come, split or
+ * coalesced at any byte boundary; complete frames come out through `onFrame`.
+ *
+ * The first violation throws a {@link NearwireError} and kills the decoder (every later call
+ * throws the same error): a length above `maxPayloadBytes` → RESOURCE_EXHAUSTED, reason
+ * `frame-too-large` (raised after the 4 length bytes, before any payload is buffered); a CRC
+ * mismatch → DATA_LOSS, reason `crc-mismatch`.
+ *
+ * Pushed chunks must not be modified afterwards (frames are views of them); chunks read from a
+ * socket never are.
+ */
+export class FrameDecoder {
+  #max: number;
+  readonly #onFrame: (type: number, payload: Uint8Array) => void;
+  #state: State = State.Header;
+  /** Header or trailer bytes collected so far (at most 5). */
+  readonly #scratch = new Uint8Array(FRAME_HEADER_BYTES);
+  #scratchLength = 0;
+  #type = 0;
+  #payloadLength = 0;
+  #partial: Uint8Array | undefined;
+  #partialLength = 0;
+  #error: NearwireError | undefined;
+  #paused = false;
+  /** Chunks (or their unread tails) held while paused. */
+  #held: Uint8Array[] = [];
+  #heldBytes = 0;
+
+  constructor(options: FrameDecoderOptions) {
+    this.#max = checkMax(options.maxPayloadBytes ?? DEFAULT_MAX_FRAME_BYTES);
+    this.#onFrame = options.onFrame;
+  }
+
+  /** Changes the largest accepted payload (bytes); applies to every length read from now on. */
+  setMaxPayloadBytes(maxPayloadBytes: number): void {
+    this.#max = checkMax(maxPayloadBytes);
+  }
+
+  /** The current largest accepted payload, in bytes. */
+  get maxPayloadBytes(): number {
+    return this.#max;
+  }
+
+  /** Bytes received but not yet delivered: a partial frame plus chunks held while paused. */
+  get bufferedBytes(): number {
+    let partial = this.#scratchLength;
+    if (this.#state !== State.Header) partial = FRAME_HEADER_BYTES + this.#partialLength;
+    if (this.#state === State.Trailer) partial += this.#scratchLength;
+    return partial + this.#heldBytes;
+  }
+
+  /** The error that killed the decoder, if any. */
+  get error(): NearwireError | undefined {
+    return this.#error;
+  }
+
+  /**
+   * Stops delivering frames, also in the middle of a chunk being pushed (from inside
+   * `onFrame`): the rest is held, without copying, until `resume`.
+   */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  /** Delivers what was held while paused, then continues normally. */
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    while (this.#held.length > 0 && !this.#paused) {
+      const chunk = this.#held.shift() as Uint8Array;
+      this.#heldBytes -= chunk.length;
+      this.push(chunk);
+    }
+  }
+
+  /** True between `pause` and `resume`. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** Feeds received bytes. Throws on the first protocol violation (see the class doc). */
+  push(chunk: Uint8Array): void {
+    if (this.#error !== undefined) throw this.#error;
+    if (this.#paused) {
+      if (chunk.length > 0) {
+        this.#held.push(chunk);
+        this.#heldBytes += chunk.length;
+      }
+      return;
+    }
+    try {
+      this.#decode(chunk);
+    } catch (err) {
+      this.#error = NearwireError.from(err, Code.Internal);
+      this.#held = [];
+      this.#heldBytes = 0;
+      this.#partial = undefined;
+      throw err;
+    }
+  }
+
+  #decode(chunk: Uint8Array): void {
+    const n = chunk.length;
+    let pos = 0;
+    while (pos < n) {
+      if (this.#paused) {
+        const rest = chunk.subarray(pos);
+        this.#held.push(rest);
+        this.#heldBytes += rest.length;
+        return;
+      }
+      if (this.#state === State.Header && this.#scratchLength === 0) {
+        // Fast path: frames lying whole inside this chunk are delivered as views.
+        if (n - pos < 4) {
+          this.#collectHeader(chunk, pos, n);
+          return;
+        }
+        const len =
+          (((chunk[pos] as number) << 24) |
+            ((chunk[pos + 1] as number) << 16) |
+            ((chunk[pos + 2] as number) << 8) |
+            (chunk[pos + 3] as number)) >>>
+          0;
+        if (len > this.#max) throw tooLarge(len, this.#max);
+        if (n - pos >= len + FRAME_OVERHEAD_BYTES) {
+          const type = chunk[pos + 4] as number;
+          const start = pos + FRAME_HEADER_BYTES;
+          const payload = chunk.subarray(start, start + len);
+          const t = start + len;
+          const expected =
+            (((chunk[t] as number) << 24) |
+              ((chunk[t + 1] as number) << 16) |
+              ((chunk[t + 2] as number) << 8) |
+              (chunk[t + 3] as number)) >>>
+            0;
+          pos = t + FRAME_TRAILER_BYTES;
+          this.#deliver(type, payload, expected);
+          continue;
+        }
+        pos = this.#collectHeader(chunk, pos, n);
+        continue;
+      }
+      if (this.#state === State.Header) {
+        pos = this.#collectHeader(chunk, pos, n);
+        continue;
+      }
+      if (this.#state === State.Payload) {
+        const partial = this.#partial as Uint8Array;
+        const take = Math.min(this.#payloadLength - this.#partialLength, n - pos);
+        partial.set(chunk.subarray(pos, pos + take), this.#partialLength);
+        this.#partialLength += take;
+        pos += take;
+        if (this.#partialLength === this.#payloadLength) {
+          this.#state = State.Trailer;
+          this.#scratchLength = 0;
+        }
+        continue;
+      }
+      // Trailer
+      while (pos < n && this.#scratchLength < FRAME_TRAILER_BYTES) {
+        this.#scratch[this.#scratchLength++] = chunk[pos++] as number;
+      }
+      if (this.#scratchLength === FRAME_TRAILER_BYTES) {
+        const s = this.#scratch;
+        const expected =
+          (((s[0] as number) << 24) |
+            ((s[1] as number) << 16) |
+            ((s[2] as number) << 8) |
+            (s[3] as number)) >>>
+          0;
+        const payload = this.#partial as Uint8Array;
+        this.#partial = undefined;
+        this.#partialLength = 0;
+        this.#scratchLength = 0;
+        this.#state = State.Header;
+        this.#deliver(this.#type, payload, expected);
+      }
+    }
+  }
+
+  /** Copies header bytes into scratch; once the length is in, checks it; returns the new pos. */
+  #collectHeader(chunk: Uint8Array, pos: number, n: number): number {
+    const s = this.#scratch;
+    while (pos < n && this.#scratchLength < FRAME_HEADER_BYTES) {
+      s[this.#scratchLength++] = chunk[pos++] as number;
+      if (this.#scratchLength === 4) {
+        const len =
+          (((s[0] as number) << 24) |
+            ((s[1] as number) << 16) |
+            ((s[2] as number) << 8) |
+            (s[3] as number)) >>>
+          0;
+        if (len > this.#max) throw tooLarge(len, this.#max);
+      }
+    }
+    if (this.#scratchLength === FRAME_HEADER_BYTES) {
+      this.#payloadLength =
+        (((s[0] as number) << 24) |
+          ((s[1] as number) << 16) |
+          ((s[2] as number) << 8) |
+          (s[3] as number)) >>>
+        0;
+      this.#type = s[4] as number;
+      this.#scratchLength = 0;
+      this.#partialLength = 0;
+      this.#partial =
+        this.#payloadLength === 0 ? EMPTY : Buffer.allocUnsafeSlow(this.#payloadLength);
+      this.#state = this.#payloadLength === 0 ? State.Trailer : State.Payload;
+    }
+    return pos;
+  }
+
+  #deliver(type: number, payload: Uint8Array, expected: number): void {
+    const actual = crc32c(payload, crc32cByte(type));
+    if (actual !== expected) {
+      throw new NearwireError(
+        Code.DataLoss,
+        `frame CRC-32C mismatch: type 0x${type.toString(16)}, ${payload.length} B, got 0x${actual.toString(16)} want 0x${expected.toString(16)}`,
+        { reason: "crc-mismatch" },
+      );
+    }
+    this.#onFrame(type, payload);
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+function tooLarge(len: number, max: number): NearwireError {
+  return new NearwireError(Code.ResourceExhausted, `frame ${len} B > maxFrameBytes ${max}`, {
+    reason: "frame-too-large",
+  });
+}
+
+function checkMax(n: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > 0xffff_ffff) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `maxPayloadBytes ${n} is not an integer in 0..4294967295`,
+    );
+  }
+  return n;
+}

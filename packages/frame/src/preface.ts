@@ -1,0 +1,132 @@
+/**
+ * Payloads of the connection-control frames (PROTOCOL.md §4).
+ *
+ * HELLO (type 0x01), 16 bytes:
+ * ```
+ * offset  size  field
+ * 0       8     magic, ASCII "NEARWIRE" (4E 45 41 52 57 49 52 45)
+ * 8       2     version, u16 BE (= 1)
+ * 10      2     flags, u16 BE (0; receivers ignore unknown bits)
+ * 12      4     maxFrameBytes, u32 BE: largest payload the sender accepts
+ * ```
+ * GOAWAY (type 0x02): `u8 status code | UTF-8 reason text (rest of the payload)`.
+ */
+import { Code, NearwireError } from "@nearwire/core";
+
+/** The protocol version this implementation speaks (HELLO `version`). */
+export const PROTOCOL_VERSION = 1;
+
+/** HELLO magic: the ASCII bytes `NEARWIRE`. */
+export const HELLO_MAGIC: Uint8Array = new Uint8Array([
+  0x4e, 0x45, 0x41, 0x52, 0x57, 0x49, 0x52, 0x45,
+]);
+
+/** Size of a HELLO payload, in bytes. Longer payloads are accepted; bytes past 16 are ignored. */
+export const HELLO_PAYLOAD_BYTES = 16;
+
+/**
+ * Smallest `maxFrameBytes` a HELLO may announce (1024 B): every GOAWAY and RPC header frame of
+ * a reasonable size must fit. A smaller value is a bad preface.
+ */
+export const MIN_MAX_FRAME_BYTES = 1024;
+
+/** Longest GOAWAY reason text {@link encodeGoAway} writes, in UTF-8 bytes (longer is cut). */
+export const GOAWAY_MAX_MESSAGE_BYTES = 512;
+
+/** The fields of a HELLO payload. */
+export interface Hello {
+  /** Protocol version (1). */
+  version: number;
+  /** Largest payload the sender of this HELLO accepts, in bytes (≥ {@link MIN_MAX_FRAME_BYTES}). */
+  maxFrameBytes: number;
+  /** Flag bits; 0 in version 1. Receivers ignore unknown bits. Default 0. */
+  flags?: number;
+}
+
+/** The fields of a GOAWAY payload. */
+export interface GoAway {
+  /** Status code (gRPC code set; 0..255 on the wire). */
+  code: number;
+  /** Reason text for humans; may be empty. */
+  message: string;
+}
+
+const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder("utf-8");
+
+/** Encodes a HELLO payload (16 bytes). Throws INVALID_ARGUMENT on out-of-range fields. */
+export function encodeHello(hello: Hello): Uint8Array {
+  const { version, maxFrameBytes } = hello;
+  const flags = hello.flags ?? 0;
+  if (!isUint(version, 0xffff) || !isUint(flags, 0xffff) || !isUint(maxFrameBytes, 0xffff_ffff)) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `HELLO field out of range: version ${version}, flags ${flags}, maxFrameBytes ${maxFrameBytes}`,
+    );
+  }
+  const out = new Uint8Array(HELLO_PAYLOAD_BYTES);
+  out.set(HELLO_MAGIC, 0);
+  const view = new DataView(out.buffer);
+  view.setUint16(8, version);
+  view.setUint16(10, flags);
+  view.setUint32(12, maxFrameBytes);
+  return out;
+}
+
+/**
+ * Decodes a HELLO payload. Throws INVALID_ARGUMENT, reason `bad-preface`, when it is shorter
+ * than 16 bytes, the magic is wrong, or `maxFrameBytes` < {@link MIN_MAX_FRAME_BYTES}. The
+ * version is returned as sent: comparing it is the caller's job.
+ */
+export function decodeHello(payload: Uint8Array): Required<Hello> {
+  if (payload.length < HELLO_PAYLOAD_BYTES) {
+    throw badPreface(`HELLO payload ${payload.length} B < ${HELLO_PAYLOAD_BYTES}`);
+  }
+  for (let i = 0; i < HELLO_MAGIC.length; i++) {
+    if (payload[i] !== HELLO_MAGIC[i]) throw badPreface("HELLO magic is not NEARWIRE");
+  }
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  const hello = {
+    version: view.getUint16(8),
+    flags: view.getUint16(10),
+    maxFrameBytes: view.getUint32(12),
+  };
+  if (hello.maxFrameBytes < MIN_MAX_FRAME_BYTES) {
+    throw badPreface(`HELLO maxFrameBytes ${hello.maxFrameBytes} < ${MIN_MAX_FRAME_BYTES}`);
+  }
+  return hello;
+}
+
+/**
+ * Encodes a GOAWAY payload: the code byte, then `message` as UTF-8, cut to at most
+ * {@link GOAWAY_MAX_MESSAGE_BYTES} bytes (at a character boundary).
+ */
+export function encodeGoAway(code: number, message: string): Uint8Array {
+  if (!isUint(code, 0xff))
+    throw new NearwireError(Code.InvalidArgument, `GOAWAY code ${code} is not a u8`);
+  const out = new Uint8Array(1 + GOAWAY_MAX_MESSAGE_BYTES);
+  out[0] = code;
+  const { written } = utf8.encodeInto(message, out.subarray(1));
+  return out.subarray(0, 1 + written);
+}
+
+/**
+ * Decodes a GOAWAY payload. Throws INVALID_ARGUMENT, reason `malformed-frame`, when it is
+ * empty. Invalid UTF-8 in the text is replaced with U+FFFD, never an error.
+ */
+export function decodeGoAway(payload: Uint8Array): GoAway {
+  if (payload.length < 1) {
+    throw new NearwireError(Code.InvalidArgument, "GOAWAY payload 0 B < 1", {
+      reason: "malformed-frame",
+    });
+  }
+  return { code: payload[0] as number, message: utf8Decoder.decode(payload.subarray(1)) };
+}
+
+function badPreface(message: string): NearwireError {
+  return new NearwireError(Code.InvalidArgument, message, { reason: "bad-preface" });
+}
+
+function isUint(n: number, max: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= max;
+}

@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Code, FrameType, NearwireError } from "@nearwire/core";
+import {
+  decodeGoAway,
+  decodeHello,
+  encodeFrame,
+  encodeGoAway,
+  encodeHello,
+  FrameDecoder,
+  GOAWAY_MAX_MESSAGE_BYTES,
+  HELLO_MAGIC,
+  PROTOCOL_VERSION,
+} from "../src/index.js";
+import { field, hex, readVectors } from "@nearwire/conformance";
+
+const vectors = readVectors();
+
+function decodeOne(bytes: Uint8Array): { type: number; payload: Uint8Array } {
+  const out: { type: number; payload: Uint8Array }[] = [];
+  new FrameDecoder({ onFrame: (type, payload) => out.push({ type, payload }) }).push(bytes);
+  assert.equal(out.length, 1);
+  return out[0] as { type: number; payload: Uint8Array };
+}
+
+function isBadPreface(err: unknown): boolean {
+  return (
+    err instanceof NearwireError &&
+    err.code === Code.InvalidArgument &&
+    err.reason === "bad-preface"
+  );
+}
+
+describe("HELLO (PROTOCOL.md §4)", () => {
+  it("constants", () => {
+    assert.equal(PROTOCOL_VERSION, 1);
+    assert.equal(new TextDecoder().decode(HELLO_MAGIC), "NEARWIRE");
+  });
+
+  for (const name of ["hello-client", "hello-server-64k", "hello-version-2"]) {
+    it(`vector ${name} encodes and decodes`, () => {
+      const v = vectors.get(name);
+      assert.ok(v !== undefined);
+      const hello = {
+        version: Number(field(v, "version")),
+        flags: Number(field(v, "flags")),
+        maxFrameBytes: Number(field(v, "max-frame-bytes")),
+      };
+      const frame = hex(v, "frame");
+      assert.deepEqual(new Uint8Array(encodeFrame(FrameType.Hello, encodeHello(hello))), frame);
+      const got = decodeOne(frame);
+      assert.equal(got.type, FrameType.Hello);
+      assert.deepEqual(decodeHello(got.payload), hello);
+    });
+  }
+
+  it("ignores bytes past 16 and unknown flag bits", () => {
+    const long = new Uint8Array(24);
+    long.set(encodeHello({ version: 1, maxFrameBytes: 65536, flags: 0xffff }));
+    assert.deepEqual(decodeHello(long), { version: 1, flags: 0xffff, maxFrameBytes: 65536 });
+  });
+
+  it("bad payloads are INVALID_ARGUMENT bad-preface", () => {
+    const good = encodeHello({ version: 1, maxFrameBytes: 65536 });
+    assert.throws(() => decodeHello(good.subarray(0, 15)), isBadPreface);
+    assert.throws(() => decodeHello(new Uint8Array(0)), isBadPreface);
+    const magic = good.slice();
+    magic[0] = 0x6e;
+    assert.throws(() => decodeHello(magic), isBadPreface);
+    assert.throws(
+      () => decodeHello(encodeHello({ version: 1, maxFrameBytes: 1023 })),
+      isBadPreface,
+    );
+    assert.deepEqual(
+      decodeHello(encodeHello({ version: 1, maxFrameBytes: 1024 })).maxFrameBytes,
+      1024,
+    );
+  });
+
+  it("encodeHello rejects out-of-range fields", () => {
+    for (const h of [
+      { version: 0x10000, maxFrameBytes: 1024 },
+      { version: 1, maxFrameBytes: 2 ** 32 },
+      { version: 1, maxFrameBytes: -1 },
+      { version: 1, maxFrameBytes: 1024, flags: 1.5 },
+    ]) {
+      assert.throws(
+        () => encodeHello(h),
+        (e: NearwireError) => e.code === Code.InvalidArgument,
+      );
+    }
+  });
+});
+
+describe("GOAWAY (PROTOCOL.md §4)", () => {
+  for (const name of ["goaway-version", "goaway-bad-preface", "goaway-crc"]) {
+    it(`vector ${name} encodes and decodes`, () => {
+      const v = vectors.get(name);
+      assert.ok(v !== undefined);
+      const code = Number(field(v, "code"));
+      const message = field(v, "message");
+      const frame = hex(v, "frame");
+      assert.deepEqual(
+        new Uint8Array(encodeFrame(FrameType.GoAway, encodeGoAway(code, message))),
+        frame,
+      );
+      const got = decodeOne(frame);
+      assert.equal(got.type, FrameType.GoAway);
+      assert.deepEqual(decodeGoAway(got.payload), { code, message });
+    });
+  }
+
+  it("empty text; invalid UTF-8 is replaced; long text is cut at a character boundary", () => {
+    assert.deepEqual(decodeGoAway(new Uint8Array([14])), { code: 14, message: "" });
+    assert.deepEqual(decodeGoAway(new Uint8Array([13, 0xff, 0x41])), {
+      code: 13,
+      message: "\ufffdA",
+    });
+    const long = encodeGoAway(3, "é".repeat(1000));
+    assert.ok(long.length <= 1 + GOAWAY_MAX_MESSAGE_BYTES);
+    assert.equal(decodeGoAway(long).message, "é".repeat(GOAWAY_MAX_MESSAGE_BYTES / 2));
+  });
+
+  it("an empty payload is INVALID_ARGUMENT malformed-frame; a bad code is rejected", () => {
+    assert.throws(
+      () => decodeGoAway(new Uint8Array(0)),
+      (e: NearwireError) => e.code === Code.InvalidArgument && e.reason === "malformed-frame",
+    );
+    assert.throws(
+      () => encodeGoAway(256, ""),
+      (e: NearwireError) => e.code === Code.InvalidArgument,
+    );
+  });
+});

@@ -1,0 +1,341 @@
+import type { Http2Stream } from "node:http2";
+import { addAbortSignal, Readable } from "node:stream";
+import {
+  type ClientDuplexStream,
+  type ClientWritableStream,
+  type CallOptions as GrpcCallOptions,
+  type Client as GrpcClient,
+  Metadata as GrpcMetadata,
+  type ServiceError,
+} from "@grpc/grpc-js";
+import {
+  type CallOptions,
+  Code,
+  type MessageCodec,
+  type MethodDefinition,
+  NearwireError,
+  type ServiceDefinition,
+} from "@nearwire/core";
+import { toGrpcMetadata } from "./grpc-metadata.js";
+import { serializerFor } from "./serialize.js";
+
+/** What the methods of a client need from their connection. */
+export interface CallSite {
+  /** The grpc-js client, or a NearwireError (UNAVAILABLE) once the connection is closed. */
+  readonly grpcClient: GrpcClient | NearwireError;
+  /** In-flight calls, cancelled with UNAVAILABLE by `ClientConnection.close`. */
+  readonly calls: Set<{ cancel(): void }>;
+  /** Maps a failure of a call, turning CANCELLED into UNAVAILABLE after a local close. */
+  mapError(err: unknown, signal: AbortSignal | undefined): NearwireError;
+}
+
+interface BoundMethod {
+  readonly path: string;
+  readonly serialize: (value: unknown) => Buffer;
+  readonly deserialize: (bytes: Buffer) => unknown;
+}
+
+const NO_OPTIONS: GrpcCallOptions = {};
+
+// biome-ignore lint/suspicious/noExplicitAny: one record of four call signatures.
+type AnyMethod = (...args: any[]) => any;
+
+/** Builds the typed client of `service`: one function per method, serializers bound once. */
+export function bindClient(
+  site: CallSite,
+  service: ServiceDefinition,
+  codecFor: <T>(type: { name: string }) => MessageCodec<T>,
+): Record<string, AnyMethod> {
+  const client: Record<string, AnyMethod> = {};
+  for (const [name, method] of Object.entries(service.methods) as [string, MethodDefinition][]) {
+    const output = codecFor<unknown>(method.output);
+    const bound: BoundMethod = {
+      path: `/${service.typeName}/${name}`,
+      serialize: serializerFor(codecFor<unknown>(method.input)),
+      deserialize: (bytes) => output.decode(bytes),
+    };
+    switch (method.kind) {
+      case "unary":
+        client[name] = (request: unknown, options?: CallOptions) =>
+          unaryCall(site, bound, request, options);
+        break;
+      case "server_streaming":
+        client[name] = (request: unknown, options?: CallOptions) =>
+          serverStreamCall(site, bound, request, options);
+        break;
+      case "client_streaming":
+        client[name] = (requests: Source, options?: CallOptions) =>
+          clientStreamCall(site, bound, requests, options);
+        break;
+      case "bidi_streaming":
+        client[name] = (requests: Source, options?: CallOptions) =>
+          bidiCall(site, bound, requests, options);
+        break;
+    }
+  }
+  return client;
+}
+
+type Source = AsyncIterable<unknown> | Iterable<unknown>;
+
+/** The grpc-js pieces of one call's options; throws for bad metadata or an aborted signal. */
+function prepare(
+  site: CallSite,
+  options: CallOptions | undefined,
+): [GrpcClient, GrpcMetadata, GrpcCallOptions] {
+  const client = site.grpcClient;
+  if (client instanceof NearwireError) throw client;
+  if (options === undefined) return [client, new GrpcMetadata(), NO_OPTIONS];
+  if (options.signal?.aborted === true) {
+    throw new NearwireError(Code.Canceled, "call cancelled before it started", {
+      cause: options.signal.reason,
+    });
+  }
+  const metadata =
+    options.metadata === undefined ? new GrpcMetadata() : toGrpcMetadata(options.metadata);
+  const callOptions =
+    options.timeoutMs === undefined ? NO_OPTIONS : { deadline: Date.now() + options.timeoutMs };
+  return [client, metadata, callOptions];
+}
+
+/**
+ * Cancels a call whose request side may still be open. grpc-js's `cancel()` closes the HTTP/2
+ * stream with Node's `Http2Stream.close(CANCEL)`, which first ends the writable side (an
+ * END_STREAM frame) and sends RST_STREAM in a later write: the server reads a clean end of the
+ * request stream first, so its handler can finish normally without ever seeing the cancel
+ * (grpc/grpc-node#2583). Destroying the HTTP/2 stream with an AbortError sends RST_STREAM(CANCEL)
+ * alone; `cancel()` then settles the call (its own close is skipped: the stream is destroyed).
+ * The HTTP/2 stream is found through grpc-js internals (checked on 1.14.7); when they change,
+ * this falls back to a plain `cancel()`.
+ */
+function cancelCall(call: { cancel(): void }): void {
+  for (const stream of http2StreamsOf(call)) {
+    if (!stream.destroyed) stream.destroy(abortError());
+  }
+  call.cancel();
+}
+
+interface CallChain {
+  call?: CallChain;
+  nextCall?: CallChain;
+  child?: CallChain;
+  underlyingCalls?: ({ call?: CallChain } | undefined)[];
+  http2Stream?: Http2Stream;
+}
+
+/** The HTTP/2 streams under a grpc-js client call (interceptor, resolving, retry, LB, subchannel). */
+function http2StreamsOf(call: unknown): Http2Stream[] {
+  const streams: Http2Stream[] = [];
+  const visit = (node: CallChain | undefined, depth: number): void => {
+    if (node === undefined || node === null || typeof node !== "object" || depth > 8) return;
+    if (node.http2Stream !== undefined) {
+      streams.push(node.http2Stream);
+      return;
+    }
+    visit(node.call ?? node.nextCall ?? node.child, depth + 1);
+    if (Array.isArray(node.underlyingCalls)) {
+      for (const u of node.underlyingCalls) visit(u?.call, depth + 1);
+    }
+  };
+  visit((call as CallChain).call, 0);
+  return streams;
+}
+
+let cachedAbortError: Error | undefined;
+
+/**
+ * An instance of Node's internal AbortError: `Http2Stream.destroy(err)` sends RST_STREAM(CANCEL)
+ * only for that class (other errors send INTERNAL_ERROR). `addAbortSignal` makes one.
+ */
+function abortError(): Error {
+  if (cachedAbortError === undefined) {
+    const probe = new Readable({ read() {} });
+    probe.on("error", noop);
+    addAbortSignal(AbortSignal.abort(), probe);
+    cachedAbortError = probe.errored ?? new Error("aborted");
+  }
+  return cachedAbortError;
+}
+
+/** Cancels `call` when `signal` aborts; returns the detach function (or undefined). */
+function attachSignal(
+  signal: AbortSignal | undefined,
+  call: { cancel(): void },
+): (() => void) | undefined {
+  if (signal === undefined) return undefined;
+  const onAbort = () => cancelCall(call);
+  signal.addEventListener("abort", onAbort, { once: true });
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+function unaryCall(
+  site: CallSite,
+  m: BoundMethod,
+  request: unknown,
+  options: CallOptions | undefined,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const [client, metadata, callOptions] = prepare(site, options);
+    const signal = options?.signal;
+    let detach: (() => void) | undefined;
+    const call = client.makeUnaryRequest(
+      m.path,
+      m.serialize,
+      m.deserialize,
+      request,
+      metadata,
+      callOptions,
+      (err: ServiceError | null, value?: unknown) => {
+        site.calls.delete(call);
+        detach?.();
+        if (err === null) resolve(value);
+        else reject(site.mapError(err, signal));
+      },
+    );
+    site.calls.add(call);
+    detach = attachSignal(signal, call);
+  });
+}
+
+function noop(): void {}
+
+async function* serverStreamCall(
+  site: CallSite,
+  m: BoundMethod,
+  request: unknown,
+  options: CallOptions | undefined,
+): AsyncGenerator<unknown, void, undefined> {
+  const [client, metadata, callOptions] = prepare(site, options);
+  const call = client.makeServerStreamRequest(
+    m.path,
+    m.serialize,
+    m.deserialize,
+    request,
+    metadata,
+    callOptions,
+  );
+  yield* readAll(site, call, options?.signal);
+}
+
+/**
+ * Yields a call's responses. grpc-js's Readable asks HTTP/2 for the next message only when the
+ * consumer pulls, so a slow consumer pushes back on the server. Leaving early cancels the call.
+ */
+async function* readAll(
+  site: CallSite,
+  call: AsyncIterable<unknown> & { cancel(): void; on(event: "error", fn: () => void): unknown },
+  signal: AbortSignal | undefined,
+): AsyncGenerator<unknown, void, undefined> {
+  call.on("error", noop);
+  site.calls.add(call);
+  const detach = attachSignal(signal, call);
+  let ended = false;
+  try {
+    for await (const message of call) yield message;
+    ended = true;
+  } catch (err) {
+    ended = true;
+    throw site.mapError(err, signal);
+  } finally {
+    site.calls.delete(call);
+    detach?.();
+    if (!ended) cancelCall(call);
+  }
+}
+
+function clientStreamCall(
+  site: CallSite,
+  m: BoundMethod,
+  requests: Source,
+  options: CallOptions | undefined,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const [client, metadata, callOptions] = prepare(site, options);
+    const signal = options?.signal;
+    let detach: (() => void) | undefined;
+    let sourceError: NearwireError | undefined;
+    const call = client.makeClientStreamRequest(
+      m.path,
+      m.serialize,
+      m.deserialize,
+      metadata,
+      callOptions,
+      (err: ServiceError | null, value?: unknown) => {
+        site.calls.delete(call);
+        detach?.();
+        if (err === null) resolve(value);
+        else reject(sourceError ?? site.mapError(err, signal));
+      },
+    );
+    site.calls.add(call);
+    detach = attachSignal(signal, call);
+    writeAll(call, requests).catch((err: unknown) => {
+      sourceError = NearwireError.from(err);
+      cancelCall(call);
+    });
+  });
+}
+
+async function* bidiCall(
+  site: CallSite,
+  m: BoundMethod,
+  requests: Source,
+  options: CallOptions | undefined,
+): AsyncGenerator<unknown, void, undefined> {
+  const [client, metadata, callOptions] = prepare(site, options);
+  const call = client.makeBidiStreamRequest(
+    m.path,
+    m.serialize,
+    m.deserialize,
+    metadata,
+    callOptions,
+  );
+  let sourceError: NearwireError | undefined;
+  writeAll(call, requests).catch((err: unknown) => {
+    sourceError = NearwireError.from(err);
+    cancelCall(call);
+  });
+  try {
+    yield* readAll(site, call, options?.signal);
+  } catch (err) {
+    throw sourceError ?? err;
+  }
+}
+
+type WritableCall = ClientWritableStream<unknown> | ClientDuplexStream<unknown, unknown>;
+
+/**
+ * Writes the request stream, waiting for 'drain' whenever grpc-js's buffer is full (HTTP/2 flow
+ * control pushes back through it), then half-closes. Stops when the call has ended.
+ */
+async function writeAll(call: WritableCall, requests: Source): Promise<void> {
+  let ended = false;
+  const onEnd = () => {
+    ended = true;
+  };
+  call.once("status", onEnd);
+  try {
+    for await (const request of requests) {
+      if (ended) return;
+      if (!call.write(request)) await drained(call);
+    }
+    if (!ended) call.end();
+  } finally {
+    call.off("status", onEnd);
+  }
+}
+
+/** Resolves on 'drain', or when the call ends (nothing will drain then). */
+function drained(call: WritableCall): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off("drain", done);
+      call.off("status", done);
+      call.off("close", done);
+      resolve();
+    };
+    call.on("drain", done);
+    call.on("status", done);
+    call.on("close", done);
+  });
+}

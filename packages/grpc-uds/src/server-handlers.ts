@@ -1,0 +1,253 @@
+import type {
+  MethodDefinition as GrpcMethodDefinition,
+  ServerDuplexStream,
+  ServerReadableStream,
+  ServerUnaryCall,
+  ServerWritableStream,
+  sendUnaryData,
+  UntypedHandleCall,
+} from "@grpc/grpc-js";
+import {
+  Code,
+  type MessageCodec,
+  type MethodDefinition,
+  NearwireError,
+  type ServiceDefinition,
+} from "@nearwire/core";
+import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
+import { GrpcHandlerContext } from "./handler-context.js";
+import { decodeError, identity, serializerFor } from "./serialize.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: grpc-js handler and message types are untyped here.
+type AnyFn = (...args: any[]) => any;
+
+/** grpc-js service definition plus implementation for one nearwire service, built once. */
+export interface GrpcServiceBinding {
+  definition: Record<string, GrpcMethodDefinition<unknown, unknown>>;
+  implementation: Record<string, UntypedHandleCall>;
+}
+
+/**
+ * Builds the grpc-js method definitions and handlers of `service` once, when it is added.
+ * Requests are not decoded by grpc-js (its deserializer failure is INTERNAL): the raw bytes reach
+ * the handler wrapper, which decodes them and answers INVALID_ARGUMENT when the codec refuses.
+ */
+export function bindService(
+  service: ServiceDefinition,
+  impl: Record<string, AnyFn>,
+  codecFor: <T>(type: { name: string }) => MessageCodec<T>,
+): GrpcServiceBinding {
+  const definition: GrpcServiceBinding["definition"] = {};
+  const implementation: GrpcServiceBinding["implementation"] = {};
+  for (const [name, method] of Object.entries(service.methods) as [string, MethodDefinition][]) {
+    const handler = impl[name];
+    if (typeof handler !== "function") {
+      throw new NearwireError(Code.InvalidArgument, `no handler for ${service.typeName}/${name}`);
+    }
+    const path = `/${service.typeName}/${name}`;
+    const input = codecFor<unknown>(method.input);
+    const output = codecFor<unknown>(method.output);
+    const requestStream = method.kind === "client_streaming" || method.kind === "bidi_streaming";
+    const responseStream = method.kind === "server_streaming" || method.kind === "bidi_streaming";
+    definition[name] = {
+      path,
+      requestStream,
+      responseStream,
+      requestSerialize: serializerFor(input),
+      requestDeserialize: identity,
+      responseSerialize: serializerFor(output),
+      responseDeserialize: identity,
+      originalName: name,
+    };
+    implementation[name] = wrapHandler(method.kind, path, handler, input);
+  }
+  return { definition, implementation };
+}
+
+function wrapHandler(
+  kind: MethodDefinition["kind"],
+  path: string,
+  handler: AnyFn,
+  input: MessageCodec<unknown>,
+): UntypedHandleCall {
+  switch (kind) {
+    case "unary":
+      return (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<unknown>) => {
+        const ctx = new GrpcHandlerContext(path, call);
+        let request: unknown;
+        try {
+          request = input.decode(call.request);
+        } catch (err) {
+          fail(ctx, callback, decodeError(err));
+          return;
+        }
+        respond(ctx, callback, () => handler(request, ctx));
+      };
+    case "client_streaming":
+      return (call: ServerReadableStream<Buffer, unknown>, callback: sendUnaryData<unknown>) => {
+        const ctx = new GrpcHandlerContext(path, call);
+        const onDecodeError = (err: NearwireError) => fail(ctx, callback, err);
+        respond(ctx, callback, () => handler(decodeStream(call, input, ctx, onDecodeError), ctx));
+      };
+    case "server_streaming":
+      return (call: ServerWritableStream<Buffer, unknown>) => {
+        const ctx = new GrpcHandlerContext(path, call);
+        let request: unknown;
+        try {
+          request = input.decode(call.request);
+        } catch (err) {
+          endWithError(ctx, call, decodeError(err));
+          return;
+        }
+        void writeAll(ctx, call, () => handler(request, ctx));
+      };
+    case "bidi_streaming":
+      return (call: ServerDuplexStream<Buffer, unknown>) => {
+        const ctx = new GrpcHandlerContext(path, call);
+        const onDecodeError = (err: NearwireError) => endWithError(ctx, call, err);
+        void writeAll(ctx, call, () => handler(decodeStream(call, input, ctx, onDecodeError), ctx));
+      };
+  }
+}
+
+/** Runs a handler returning one value (or a promise of it) and sends the status. */
+function respond(
+  ctx: GrpcHandlerContext,
+  callback: sendUnaryData<unknown>,
+  run: () => unknown,
+): void {
+  let result: unknown;
+  try {
+    result = run();
+  } catch (err) {
+    fail(ctx, callback, err);
+    return;
+  }
+  if (result !== null && typeof (result as Promise<unknown>)?.then === "function") {
+    (result as Promise<unknown>).then(
+      (value) => succeed(ctx, callback, value),
+      (err: unknown) => fail(ctx, callback, err),
+    );
+  } else {
+    succeed(ctx, callback, result);
+  }
+}
+
+function succeed(ctx: GrpcHandlerContext, callback: sendUnaryData<unknown>, value: unknown): void {
+  if (ctx.finished) return;
+  ctx.finish();
+  const trailers = ctx.touchedTrailers;
+  if (trailers === undefined) {
+    callback(null, value);
+    return;
+  }
+  try {
+    callback(null, value, toGrpcMetadata(trailers));
+  } catch (err) {
+    callback(toGrpcStatus(err, undefined));
+  }
+}
+
+function fail(ctx: GrpcHandlerContext, callback: sendUnaryData<unknown>, err: unknown): void {
+  if (ctx.finished) return;
+  ctx.finish();
+  callback(toGrpcStatus(err, ctx.touchedTrailers));
+}
+
+type WritableCall = ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>;
+
+/**
+ * Writes what a streaming handler yields, waiting for 'drain' whenever grpc-js's write buffer is
+ * full, and stops as soon as the call is cancelled (the generator's `finally` then runs).
+ */
+async function writeAll(
+  ctx: GrpcHandlerContext,
+  call: WritableCall,
+  run: () => AsyncIterable<unknown>,
+): Promise<void> {
+  try {
+    for await (const item of run()) {
+      if (ctx.finished || call.cancelled) break;
+      if (!call.write(item)) await drained(call);
+    }
+  } catch (err) {
+    endWithError(ctx, call, err);
+    return;
+  }
+  if (ctx.finished) return;
+  ctx.finish();
+  if (call.cancelled) return;
+  const trailers = ctx.touchedTrailers;
+  try {
+    call.end(trailers === undefined ? undefined : toGrpcMetadata(trailers));
+  } catch (err) {
+    call.emit("error", toGrpcStatus(err, undefined));
+  }
+}
+
+function endWithError(ctx: GrpcHandlerContext, call: WritableCall, err: unknown): void {
+  if (ctx.finished) return;
+  ctx.finish();
+  if (call.cancelled) return;
+  call.emit("error", toGrpcStatus(err, ctx.touchedTrailers));
+}
+
+/** Resolves on 'drain', or when the call closes or is cancelled (nothing will drain then). */
+function drained(call: WritableCall): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off("drain", done);
+      call.off("close", done);
+      call.off("cancelled", done);
+      resolve();
+    };
+    call.on("drain", done);
+    call.on("close", done);
+    call.on("cancelled", done);
+  });
+}
+
+interface ReadableIterable {
+  iterator(options: { destroyOnReturn: boolean }): AsyncIterator<Buffer>;
+}
+
+/**
+ * The request stream a handler iterates: grpc-js's Readable (which asks HTTP/2 for the next
+ * message only when the handler pulls, so a slow handler pushes back on the client), decoded.
+ * A message the codec refuses ends the call with INVALID_ARGUMENT at once (`onDecodeError`) and
+ * is thrown into the handler; a cancelled call throws CANCELLED or DEADLINE_EXCEEDED.
+ */
+async function* decodeStream(
+  call: ServerReadableStream<Buffer, unknown> | ServerDuplexStream<Buffer, unknown>,
+  codec: MessageCodec<unknown>,
+  ctx: GrpcHandlerContext,
+  onDecodeError: (err: NearwireError) => void,
+): AsyncGenerator<unknown, void, undefined> {
+  // destroyOnReturn: false: the default iterator destroys the Duplex when the request stream
+  // ends, which drops responses still queued for writing.
+  const iterator = (call as unknown as ReadableIterable).iterator({ destroyOnReturn: false });
+  while (true) {
+    let next: IteratorResult<Buffer>;
+    try {
+      next = await iterator.next();
+    } catch (err) {
+      throw call.cancelled ? ctx.cancelError() : NearwireError.from(err, Code.Unavailable);
+    }
+    if (next.done === true) {
+      // grpc-js destroys the request stream of a cancelled call, which ends the iterator quietly:
+      // the handler must not take that for the client's end of input.
+      if (call.cancelled) throw ctx.cancelError();
+      return;
+    }
+    let value: unknown;
+    try {
+      value = codec.decode(next.value);
+    } catch (err) {
+      const error = decodeError(err);
+      onDecodeError(error);
+      await iterator.return?.();
+      throw error;
+    }
+    yield value;
+  }
+}

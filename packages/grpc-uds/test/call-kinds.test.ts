@@ -1,0 +1,256 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type ClientConnection, Code, jsonCodec, NearwireError } from "@nearwire/core";
+import { createGrpcTransport } from "../src/index.js";
+import { testService } from "./fixtures/test-service.js";
+import { type ServerChild, startServer, tempDir } from "./helpers.js";
+
+async function rejects(promise: Promise<unknown>, code: Code): Promise<NearwireError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof NearwireError, `expected NearwireError, got ${String(err)}`);
+    assert.equal(err.code, code, `code ${err.code} (${err.message}) != ${code}`);
+    return err;
+  }
+  assert.fail(`expected rejection with code ${code}`);
+}
+
+async function collect<T>(iterable: AsyncIterable<T>, limit = 100_000): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) {
+    out.push(item);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+describe("grpc-uds call kinds over a unix socket (server in a child process)", () => {
+  const tmp = tempDir();
+  let server: ServerChild;
+  let connection: ClientConnection;
+  let test: ReturnType<typeof makeClient>;
+  const makeClient = (c: ClientConnection) => c.client(testService, { codec: jsonCodec });
+
+  before(async () => {
+    server = await startServer(`unix:${tmp.dir}/s.sock`);
+    connection = await createGrpcTransport({ address: server.address }).connect();
+    test = makeClient(connection);
+  });
+  after(async () => {
+    await connection?.close();
+    await server?.stop();
+    tmp.cleanup();
+  });
+
+  it("unary round-trips a message", async () => {
+    assert.deepEqual(await test.echo({ id: 7, text: "héllo" }), { id: 7, text: "héllo" });
+  });
+
+  it("runs 200 unary calls concurrently", async () => {
+    const ids = Array.from({ length: 200 }, (_, i) => i);
+    const replies = await Promise.all(ids.map((id) => test.echo({ id, text: "x" })));
+    assert.deepEqual(
+      replies.map((r) => r.id),
+      ids,
+    );
+  });
+
+  it("server streaming delivers every item in order", async () => {
+    const items = await collect(test.count({ n: 500 }));
+    assert.deepEqual(
+      items.map((i) => i.seq),
+      Array.from({ length: 500 }, (_, i) => i),
+    );
+  });
+
+  it("client streaming from a sync and an async iterable", async () => {
+    const sync = Array.from({ length: 300 }, (_, seq) => ({ seq }));
+    assert.deepEqual(await test.sum(sync), { n: 300 });
+    async function* gen() {
+      for (let seq = 0; seq < 300; seq++) yield { seq };
+    }
+    assert.deepEqual(await test.sum(gen()), { n: 300 });
+  });
+
+  it("bidi streaming answers each item", async () => {
+    async function* gen() {
+      for (let seq = 0; seq < 300; seq++) yield { seq };
+    }
+    const items = await collect(test.bidi(gen()));
+    assert.deepEqual(
+      items.map((i) => i.seq),
+      Array.from({ length: 300 }, (_, i) => i * 2),
+    );
+  });
+
+  it("status codes 1..16 and trailers arrive one to one", async () => {
+    for (let code = 1; code <= 16; code++) {
+      const err = await rejects(
+        test.fail({ code, message: `m${code}`, trailers: { "x-t": `v${code}` } }),
+        code,
+      );
+      assert.equal(err.metadata["x-t"], `v${code}`);
+    }
+  });
+
+  it("a handler error in a server stream keeps its code and ctx.trailers after the items sent", async () => {
+    const seen: number[] = [];
+    const err = await rejects(
+      (async () => {
+        for await (const item of test.count({ n: 10, failAfter: 3, failCode: Code.Aborted }))
+          seen.push(item.seq);
+      })(),
+      Code.Aborted,
+    );
+    assert.deepEqual(seen, [0, 1, 2]);
+    assert.equal(err.metadata["x-failed-at"], "3");
+  });
+
+  it("request metadata reaches the handler; ctx.trailers are sent on success", async () => {
+    const reply = await test.seen(
+      { id: 5, text: "" },
+      { metadata: { "x-note": "hi", "x-other": "2" } },
+    );
+    assert.deepEqual(reply.metadata, { "x-note": "hi", "x-other": "2" });
+    assert.equal(reply.method, "/nearwire.test.Test/seen");
+    assert.equal(reply.deadlineInMs, -1);
+  });
+
+  it("binary metadata (-bin keys) travels as base64 text", async () => {
+    const value = Buffer.from([0, 1, 2, 250, 255]).toString("base64");
+    const reply = await test.seen({ id: 1, text: "" }, { metadata: { "x-raw-bin": value } });
+    assert.equal(reply.metadata["x-raw-bin"], value);
+  });
+
+  it("the handler sees the deadline", async () => {
+    const reply = await test.seen({ id: 1, text: "" }, { timeoutMs: 60_000 });
+    assert.ok(reply.deadlineInMs > 0 && reply.deadlineInMs <= 60_000, String(reply.deadlineInMs));
+  });
+
+  it("a passed deadline fails with DEADLINE_EXCEEDED and aborts the handler's signal", async () => {
+    const before = await test.stats({ id: 0, text: "" });
+    await rejects(test.sleep({ ms: 30_000 }, { timeoutMs: 100 }), Code.DeadlineExceeded);
+    await waitFor(
+      async () => (await test.stats({ id: 0, text: "" })).aborted === before.aborted + 1,
+    );
+    assert.deepEqual(await test.echo({ id: 1, text: "after" }), { id: 1, text: "after" });
+  });
+
+  it("aborting the client signal cancels the call on both sides", async () => {
+    const before = await test.stats({ id: 0, text: "" });
+    const ac = new AbortController();
+    const call = test.sleep({ ms: 30_000 }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 100);
+    await rejects(call, Code.Canceled);
+    await waitFor(
+      async () => (await test.stats({ id: 0, text: "" })).aborted === before.aborted + 1,
+    );
+  });
+
+  it("an already aborted signal fails at once with CANCELLED", async () => {
+    await rejects(test.echo({ id: 1, text: "" }, { signal: AbortSignal.abort() }), Code.Canceled);
+  });
+
+  it("breaking out of a server stream cancels it on the server", async () => {
+    const before = await test.stats({ id: 0, text: "" });
+    const items = await collect(test.count({ n: 1_000_000 }), 5);
+    assert.equal(items.length, 5);
+    await waitFor(
+      async () => (await test.stats({ id: 0, text: "" })).aborted === before.aborted + 1,
+    );
+  });
+
+  it("aborting a server stream rejects the iteration with CANCELLED", async () => {
+    const ac = new AbortController();
+    let n = 0;
+    await rejects(
+      (async () => {
+        for await (const _ of test.count({ n: 1_000_000 }, { signal: ac.signal })) {
+          if (++n === 3) ac.abort();
+        }
+      })(),
+      Code.Canceled,
+    );
+  });
+
+  it("aborting a client stream: CANCELLED, the handler's signal aborts and its requests throw CANCELLED", async () => {
+    const before = await test.stats({ id: 0, text: "" });
+    const ac = new AbortController();
+    async function* endless() {
+      for (let seq = 0; seq < 1000; seq++) {
+        yield { seq };
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    // Abort between writes (nothing queued): the case where grpc-js's cancel() alone would send
+    // END_STREAM before RST_STREAM and the handler would see a clean end of input.
+    setTimeout(() => ac.abort(), 100);
+    await rejects(test.sum(endless(), { signal: ac.signal }), Code.Canceled);
+    await waitFor(
+      async () =>
+        (await test.stats({ id: 0, text: "" })).requestsCancelled === before.requestsCancelled + 1,
+    );
+    assert.deepEqual(await test.echo({ id: 4, text: "ok" }), { id: 4, text: "ok" });
+  });
+
+  it("aborting a bidi call: CANCELLED, the handler's signal aborts and its requests throw CANCELLED", async () => {
+    const before = await test.stats({ id: 0, text: "" });
+    const ac = new AbortController();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    async function* one() {
+      yield { seq: 1 };
+      await gate;
+    }
+    try {
+      await rejects(
+        (async () => {
+          for await (const item of test.bidi(one(), { signal: ac.signal })) {
+            assert.equal(item.seq, 2);
+            ac.abort();
+          }
+        })(),
+        Code.Canceled,
+      );
+    } finally {
+      release();
+    }
+    await waitFor(
+      async () =>
+        (await test.stats({ id: 0, text: "" })).requestsCancelled === before.requestsCancelled + 1,
+    );
+  });
+
+  it("a failing request iterable cancels a client stream with its error", async () => {
+    async function* gen() {
+      yield { seq: 0 };
+      throw new NearwireError(Code.DataLoss, "source broke");
+    }
+    await rejects(test.sum(gen()), Code.DataLoss);
+    assert.deepEqual(await test.echo({ id: 2, text: "ok" }), { id: 2, text: "ok" });
+  });
+
+  it("close() fails calls in flight with UNAVAILABLE, then every new call too", async () => {
+    const other = await createGrpcTransport({ address: server.address }).connect();
+    const c = makeClient(other);
+    const call = c.sleep({ ms: 30_000 });
+    await c.echo({ id: 1, text: "" });
+    await other.close();
+    await rejects(call, Code.Unavailable);
+    await rejects(c.echo({ id: 1, text: "" }), Code.Unavailable);
+    assert.equal(await other.closed, undefined);
+    assert.deepEqual(await test.echo({ id: 3, text: "ok" }), { id: 3, text: "ok" });
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail("condition not met in time");
+}

@@ -1,0 +1,74 @@
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { Code, NearwireError } from "@nearwire/core";
+
+/** The functions of the compiled addon (`native/addon.cc`). */
+export interface NativeAddon {
+  /** Creates a segment (memfd, or an unlinked 0600 file in `dir` when not empty) and maps it. */
+  createSegment(bytes: number, dir: string): { fd: number; buffer: ArrayBuffer };
+  /** Opens the file at `path` (`/proc/PID/fd/N`), maps all of it, closes the fd. */
+  openSegment(path: string): ArrayBuffer;
+  /** Closes a file descriptor returned by `createSegment`. */
+  closeFd(fd: number): void;
+  /** Detaches `buffer` (every view becomes empty) and unmaps it. Idempotent. */
+  unmap(buffer: ArrayBuffer): void;
+  /** Layout version compiled into the addon (`kLayoutVersion` in `native/ring.h`). */
+  readonly layoutVersion: number;
+  /** Segment header bytes compiled into the addon. */
+  readonly headerBytes: number;
+}
+
+/**
+ * Path of the compiled addon: `$NEARWIRE_SHM_ADDON` when set (tests point it at a missing
+ * file to check the error), else `build/Release/nearwire_shm.node` in this package.
+ */
+export const addonPath: string =
+  process.env.NEARWIRE_SHM_ADDON ??
+  fileURLToPath(new URL("../build/Release/nearwire_shm.node", import.meta.url));
+
+function load(): NativeAddon {
+  try {
+    return createRequire(import.meta.url)(addonPath) as NativeAddon;
+  } catch (cause) {
+    throw new NearwireError(
+      Code.FailedPrecondition,
+      "shm-ring addon not built: pnpm --filter @nearwire/shm-ring build:native",
+      { cause, reason: "not-built" },
+    );
+  }
+}
+
+/** The loaded addon. Importing this module throws FAILED_PRECONDITION `not-built` without it. */
+export const native: NativeAddon = load();
+
+/**
+ * Maps an errno error thrown by the addon to a NearwireError: ENOSPC/ENOMEM/EMFILE/EFBIG →
+ * RESOURCE_EXHAUSTED, EACCES/EPERM/EROFS → PERMISSION_DENIED, ENOENT/ESRCH → UNAVAILABLE
+ * when opening a peer's segment (it is gone) or FAILED_PRECONDITION when creating one (no such
+ * directory), ENOTDIR → FAILED_PRECONDITION, anything else → INTERNAL.
+ */
+export function nativeError(cause: unknown, what: string, opening = false): NearwireError {
+  const errno = (cause as NodeJS.ErrnoException).code;
+  const message = `${what}: ${(cause as Error).message}`;
+  switch (errno) {
+    case "ENOSPC":
+    case "ENOMEM":
+    case "EMFILE":
+    case "ENFILE":
+    case "EFBIG":
+      return new NearwireError(Code.ResourceExhausted, message, { cause });
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return new NearwireError(Code.PermissionDenied, message, { cause });
+    case "ENOENT":
+    case "ESRCH":
+      if (opening)
+        return new NearwireError(Code.Unavailable, message, { cause, reason: "peer-closed" });
+      return new NearwireError(Code.FailedPrecondition, message, { cause });
+    case "ENOTDIR":
+      return new NearwireError(Code.FailedPrecondition, message, { cause });
+    default:
+      return new NearwireError(Code.Internal, message, { cause });
+  }
+}

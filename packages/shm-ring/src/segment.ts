@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { native, nativeError } from "./native.js";
+import { checkHeader, checkRingBytes, segmentBytesFor, writeHeader } from "./ring-layout.js";
+
+/** A mapped segment: two rings of `ringBytes` each. */
+export interface Segment {
+  /** The mapping; detached (zero length) after `release`. */
+  readonly buffer: ArrayBuffer;
+  /** Capacity of each ring, bytes. */
+  readonly ringBytes: number;
+  /** Unmaps the segment (idempotent). The kernel frees it when the last mapping goes. */
+  release(): void;
+}
+
+/** A segment this process created: `fd` stays open until the peer has mapped it. */
+export interface CreatedSegment extends Segment {
+  /** File descriptor the peer opens as `/proc/<pid>/fd/<fd>`; -1 once closed. */
+  readonly fd: number;
+  /** Random 64-bit value (16 hex digits) in the header, echoed in the handshake. */
+  readonly nonce: string;
+  /** Closes `fd` (call once the peer has mapped the segment, or gave up). Idempotent. */
+  closeFd(): void;
+}
+
+/**
+ * Creates and maps a segment: a memfd (no name in any file system) or, with `dir`, a 0600
+ * file there that is unlinked before this returns. Throws RESOURCE_EXHAUSTED (ENOSPC, ENOMEM,
+ * EMFILE), PERMISSION_DENIED (EACCES, EROFS) or FAILED_PRECONDITION (no such directory).
+ */
+export function createSegment(ringBytes: number, dir = ""): CreatedSegment {
+  checkRingBytes(ringBytes);
+  let made: { fd: number; buffer: ArrayBuffer };
+  try {
+    made = native.createSegment(segmentBytesFor(ringBytes), dir);
+  } catch (cause) {
+    throw nativeError(
+      cause,
+      `creating a ${segmentBytesFor(ringBytes)} B segment${dir ? ` in ${dir}` : ""}`,
+    );
+  }
+  const nonce = randomBytes(8).toString("hex");
+  writeHeader(made.buffer, ringBytes, nonce);
+  let fd = made.fd;
+  return {
+    buffer: made.buffer,
+    ringBytes,
+    nonce,
+    get fd() {
+      return fd;
+    },
+    closeFd() {
+      if (fd >= 0) native.closeFd(fd);
+      fd = -1;
+    },
+    release() {
+      if (fd >= 0) native.closeFd(fd);
+      fd = -1;
+      native.unmap(made.buffer);
+    },
+  };
+}
+
+/**
+ * Maps the segment another process created (`/proc/<pid>/fd/<fd>`) and checks its header
+ * against the handshake: FAILED_PRECONDITION `layout-mismatch` on any difference, UNAVAILABLE
+ * when the segment is gone (the peer died).
+ */
+export function attachSegment(
+  pid: number,
+  fd: number,
+  expected: { ringBytes: number; nonce: string },
+): Segment {
+  checkRingBytes(expected.ringBytes);
+  let buffer: ArrayBuffer;
+  try {
+    buffer = native.openSegment(`/proc/${pid}/fd/${fd}`);
+  } catch (cause) {
+    throw nativeError(cause, `opening segment /proc/${pid}/fd/${fd}`, true);
+  }
+  try {
+    checkHeader(buffer, expected);
+  } catch (err) {
+    native.unmap(buffer);
+    throw err;
+  }
+  return {
+    buffer,
+    ringBytes: expected.ringBytes,
+    release() {
+      native.unmap(buffer);
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import type { WaitMode } from "./shm-ring-channel.js";
+
+/** Options of {@link createShmRingChannelProvider} (and of the shm-ring transport). */
+export interface ShmRingOptions {
+  /**
+   * Control socket address: a socket file path (at most 107 bytes), `unix:PATH`, or
+   * `unix-abstract:NAME` for a Linux abstract socket (no file).
+   */
+  address: string;
+  /**
+   * Capacity of each ring (one per direction), bytes: a power of two in [4 KiB, 1 GiB].
+   * Default 4 MiB, so a segment is 8 MiB + 4 KiB. The largest frame payload is
+   * `ringBytes / 2 - 16` (2 MiB - 16 B by default); larger frames are rejected with
+   * RESOURCE_EXHAUSTED reason `frame-too-large` (no fragmentation). The server's value
+   * decides; a client's is ignored.
+   */
+  ringBytes?: number;
+  /**
+   * How this side waits for frames: `spin` polls the ring all the time (one busy core per
+   * side, lowest latency), `park` sleeps until a doorbell byte on the control socket, and
+   * `adaptive` spins for `spinUs` after the last activity, then parks. Default `adaptive`.
+   */
+  wait?: WaitMode;
+  /** Spin window of `adaptive` mode, µs. Default 50. */
+  spinUs?: number;
+  /**
+   * Where segments are created: unset (default) uses `memfd_create`, which never has a name
+   * in any file system; a directory (such as `/dev/shm`) creates a 0600 file there that is
+   * unlinked before anyone else can see it is needed. Server side only.
+   */
+  shmDir?: string;
+  /** Handshake time limit, ms. Default 5000. */
+  handshakeTimeoutMs?: number;
+}

@@ -1,0 +1,193 @@
+import type { Socket } from "node:net";
+import { connect as netConnect } from "node:net";
+import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
+import { bindStreamListener, netPath, parseAddress } from "@nearwire/uds";
+import { encodeHandshake, errorFrame, HANDSHAKE_MAGIC, HandshakeReader } from "./handshake.js";
+import {
+  checkRingBytes,
+  DEFAULT_RING_BYTES,
+  LAYOUT_VERSION,
+  maxPayloadFor,
+  segmentBytesFor,
+} from "./ring-layout.js";
+import { attachSegment, type CreatedSegment, createSegment } from "./segment.js";
+import { ShmRingChannel, type WaitMode } from "./shm-ring-channel.js";
+import type { ShmRingOptions } from "./shm-ring-options.js";
+
+interface Resolved {
+  ringBytes: number;
+  wait: WaitMode;
+  spinUs: number;
+  shmDir: string;
+  handshakeTimeoutMs: number;
+}
+
+function resolve(options: ShmRingOptions): Resolved {
+  const ringBytes = options.ringBytes ?? DEFAULT_RING_BYTES;
+  checkRingBytes(ringBytes);
+  const wait = options.wait ?? "adaptive";
+  if (wait !== "spin" && wait !== "park" && wait !== "adaptive") {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `wait "${String(wait)}" is not spin, park or adaptive`,
+    );
+  }
+  const spinUs = options.spinUs ?? 50;
+  if (!(spinUs >= 0 && Number.isFinite(spinUs)))
+    throw new NearwireError(Code.InvalidArgument, `spinUs ${spinUs} < 0`);
+  return {
+    ringBytes,
+    wait,
+    spinUs,
+    shmDir: options.shmDir ?? "",
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 5000,
+  };
+}
+
+/**
+ * The shm-ring {@link ChannelProvider} (name `shm-ring`): a control Unix socket at
+ * `options.address` (bound by `@nearwire/uds`'s `bindStreamListener`: stale file removed, live
+ * one refused, 0600, file removed on close), and per accepted connection a shared segment with two SPSC rings.
+ * Errors: INVALID_ARGUMENT (options, `path-too-long`), ALREADY_EXISTS `address-in-use`,
+ * UNAVAILABLE (nobody listens, peer died), FAILED_PRECONDITION `layout-mismatch` /
+ * `not-built`, RESOURCE_EXHAUSTED / PERMISSION_DENIED (segment creation).
+ */
+export function createShmRingChannelProvider(options: ShmRingOptions): ChannelProvider {
+  const address = parseAddress(options.address);
+  if (address.kind === "tcp") {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `shm-ring needs a Unix socket address, not ${address.address}`,
+    );
+  }
+  const opts = resolve(options);
+  return {
+    name: "shm-ring",
+    async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
+      const listener = await bindStreamListener(address, {
+        onConnection(socket) {
+          accept(socket, opts).then(onChannel, () => socket.destroy());
+        },
+      });
+      return { address: listener.address, close: () => listener.close() };
+    },
+    async connect(): Promise<Channel> {
+      const socket = await dial(netPath(address));
+      return handshakeClient(socket, opts, options.address);
+    },
+  };
+}
+
+function dial(path: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ path, allowHalfOpen: false });
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      resolve(socket);
+    });
+    socket.once("error", (err) => reject(NearwireError.from(err, Code.Unavailable)));
+  });
+}
+
+async function accept(socket: Socket, opts: Resolved): Promise<Channel> {
+  const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
+  let segment: CreatedSegment | undefined;
+  try {
+    const hello = await reader.next();
+    if (hello.magic !== HANDSHAKE_MAGIC) {
+      throw new NearwireError(Code.Internal, `bad handshake magic ${JSON.stringify(hello.magic)}`, {
+        reason: "bad-preface",
+      });
+    }
+    if (hello.layout !== LAYOUT_VERSION) {
+      throw new NearwireError(
+        Code.FailedPrecondition,
+        `client layout version ${String(hello.layout)} != server ${LAYOUT_VERSION}`,
+        { reason: "layout-mismatch" },
+      );
+    }
+    segment = createSegment(opts.ringBytes, opts.shmDir);
+    socket.write(
+      encodeHandshake({
+        magic: HANDSHAKE_MAGIC,
+        layout: LAYOUT_VERSION,
+        pid: process.pid,
+        fd: segment.fd,
+        ringBytes: opts.ringBytes,
+        segmentBytes: segmentBytesFor(opts.ringBytes),
+        maxPayloadBytes: maxPayloadFor(opts.ringBytes),
+        nonce: segment.nonce,
+      }),
+    );
+    const ready = await reader.next();
+    if (ready.ready !== true)
+      throw new NearwireError(Code.Internal, "expected ready", { reason: "bad-preface" });
+    segment.closeFd();
+    const pid = typeof hello.pid === "number" ? hello.pid : 0;
+    return new ShmRingChannel({
+      socket,
+      segment,
+      sendRing: 1,
+      wait: opts.wait,
+      spinUs: opts.spinUs,
+      peer: `shm-ring:pid ${pid}`,
+      leftover: reader.finish(),
+    });
+  } catch (err) {
+    reader.finish();
+    segment?.release();
+    const e = NearwireError.from(err, Code.Internal);
+    if (!socket.destroyed) socket.end(errorFrame(e));
+    throw e;
+  }
+}
+
+async function handshakeClient(socket: Socket, opts: Resolved, address: string): Promise<Channel> {
+  const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
+  try {
+    socket.write(
+      encodeHandshake({ magic: HANDSHAKE_MAGIC, layout: LAYOUT_VERSION, pid: process.pid }),
+    );
+    const offer = await reader.next();
+    if (offer.magic !== HANDSHAKE_MAGIC) {
+      throw new NearwireError(Code.Internal, `bad handshake magic ${JSON.stringify(offer.magic)}`, {
+        reason: "bad-preface",
+      });
+    }
+    if (offer.layout !== LAYOUT_VERSION) {
+      throw new NearwireError(
+        Code.FailedPrecondition,
+        `server layout version ${String(offer.layout)} != client ${LAYOUT_VERSION}`,
+        { reason: "layout-mismatch" },
+      );
+    }
+    const { pid, fd, ringBytes, nonce } = offer;
+    if (
+      typeof pid !== "number" ||
+      typeof fd !== "number" ||
+      typeof ringBytes !== "number" ||
+      typeof nonce !== "string"
+    ) {
+      throw new NearwireError(Code.Internal, "handshake offer lacks pid, fd, ringBytes or nonce", {
+        reason: "bad-preface",
+      });
+    }
+    const segment = attachSegment(pid, fd, { ringBytes, nonce });
+    socket.write(encodeHandshake({ ready: true }));
+    return new ShmRingChannel({
+      socket,
+      segment,
+      sendRing: 0,
+      wait: opts.wait,
+      spinUs: opts.spinUs,
+      peer: `shm-ring:${address}`,
+      leftover: reader.finish(),
+    });
+  } catch (err) {
+    reader.finish();
+    const e = NearwireError.from(err, Code.Internal);
+    if (!socket.destroyed) socket.end(errorFrame(e));
+    throw e;
+  }
+}

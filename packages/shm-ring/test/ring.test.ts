@@ -1,0 +1,216 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, describe, it } from "node:test";
+import { Code, type NearwireError } from "@nearwire/core";
+import {
+  attachSegment,
+  checkHeader,
+  createSegment,
+  HEADER_BYTES,
+  LAYOUT_VERSION,
+  maxPayloadFor,
+  RingReader,
+  RingWriter,
+  readHeader,
+} from "../src/index.js";
+import { checkSeq, openSegments, seqFrame } from "./fixtures/helpers.js";
+
+const RING = 4096;
+
+function pair(ringBytes = RING) {
+  const seg = createSegment(ringBytes);
+  return {
+    seg,
+    w: new RingWriter(seg.buffer, ringBytes, 0),
+    r: new RingReader(seg.buffer, ringBytes, 0),
+    other: new RingReader(seg.buffer, ringBytes, 1),
+  };
+}
+
+after(() => assert.deepEqual(openSegments(), { fds: [], maps: [] }));
+
+describe("ring in-process", () => {
+  it("wraps around many times with padding, canaries and sequence checks", () => {
+    const { seg, w, r, other } = pair();
+    const canary = new Uint8Array(seg.buffer, HEADER_BYTES + RING, 64).fill(0xa5);
+    let sent = 0;
+    let got = 0;
+    let pads = 0;
+    for (let round = 0; round < 2000; round++) {
+      const before = r.position;
+      for (let k = 0; k < 7; k++) {
+        const size = (sent * 37) % 700;
+        if (!w.tryWrite(0x80 + (sent % 3), seqFrame(sent, size))) break;
+        sent++;
+      }
+      r.read((type, payload) => {
+        assert.equal(type, 0x80 + (got % 3));
+        assert.equal(checkSeq(payload, got), undefined);
+        assert.equal(payload.byteOffset % 8, 0);
+        got++;
+      }, 1e9);
+      if (r.position - before > 0 && r.position % RING < before % RING) pads++;
+    }
+    assert.equal(got, sent);
+    assert.ok(sent > 5000 && pads > 100, `sent ${sent}, wraps ${pads}`);
+    assert.ok(
+      canary.every((b) => b === 0xa5),
+      "ring 1 canary overwritten",
+    );
+    assert.equal(new Int32Array(seg.buffer)[(1024 + 128) >> 2], 0, "ring 1 control untouched");
+    assert.equal(other.position, 0);
+    assert.equal(w.position, r.position);
+    seg.release();
+  });
+
+  it("reports full, and frees space as the reader consumes", () => {
+    const { seg, w, r } = pair();
+    const payload = new Uint8Array(100);
+    let n = 0;
+    while (w.tryWrite(0x80, payload)) n++;
+    assert.equal(n, Math.floor((RING - 8) / 112));
+    assert.equal(w.tryWrite(0x80, new Uint8Array(0)), n * 112 + 16 <= RING);
+    assert.equal(w.waitForSpace(100), false);
+    assert.equal(
+      r.read(() => {}, 1),
+      1,
+    );
+    assert.equal(r.takeWaiting(), true, "reader sees the waiting producer");
+    assert.equal(r.takeWaiting(), false, "only once");
+    assert.equal(w.tryWrite(0x80, payload), false, "needs padding 56 + record 112 + 8 > 160 free");
+    assert.equal(
+      r.read(() => {}, 1),
+      1,
+    );
+    assert.equal(w.tryWrite(0x80, payload), true);
+    seg.release();
+  });
+
+  it("carries the largest payload and an empty one", () => {
+    const { seg, w, r } = pair();
+    const big = seqFrame(7, maxPayloadFor(RING));
+    for (let i = 0; i < 10; i++) {
+      assert.equal(w.tryWrite(0x90, big), true);
+      assert.equal(w.tryWrite(0x91, new Uint8Array(0)), true);
+      const seen: number[] = [];
+      r.read((type, p) => {
+        seen.push(type);
+        if (type === 0x90) assert.equal(checkSeq(p, 7), undefined);
+        else assert.equal(p.byteLength, 0);
+      }, 1e9);
+      assert.deepEqual(seen, [0x90, 0x91]);
+    }
+    seg.release();
+  });
+
+  it("parks: the producer sees the flag once and the consumer re-checks", () => {
+    const { seg, w, r } = pair();
+    assert.equal(r.park(), true);
+    assert.equal(w.tryWrite(0x80, new Uint8Array(8)), true);
+    assert.equal(w.takeParked(), true);
+    assert.equal(w.takeParked(), false);
+    assert.equal(r.park(), false, "data arrived: do not sleep");
+    seg.release();
+  });
+
+  for (const [name, word, type, reason] of [
+    ["length past the ring", 0x80000000 | 5000, 0x80, "malformed-frame"],
+    ["unknown record type", 0x80000000 | 8, 0x05, "unknown-frame-type"],
+    ["uncommitted garbage word", 12, 0x80, "malformed-frame"],
+    ["padding that does not end the ring", 0x80000000 | 16, 0x00, "malformed-frame"],
+  ] as const) {
+    it(`rejects a corrupt record: ${name}`, () => {
+      const { seg, w, r } = pair();
+      assert.equal(w.tryWrite(0x80, seqFrame(0, 16)), true);
+      const at = HEADER_BYTES + 24;
+      new Uint8Array(seg.buffer)[at + 4] = type;
+      Atomics.store(new Int32Array(seg.buffer), at >> 2, word | 0);
+      const got: number[] = [];
+      assert.throws(
+        () => r.read((t) => got.push(t), 1e9),
+        (e: NearwireError) => e.code === Code.DataLoss && e.reason === reason,
+      );
+      assert.deepEqual(got, [0x80], "the good record before it was delivered");
+      assert.equal(r.position, 24);
+      seg.release();
+    });
+  }
+});
+
+describe("segment header", () => {
+  it("is checked at attach: a wrong layout version names both values", () => {
+    const seg = createSegment(RING);
+    const h = readHeader(seg.buffer);
+    assert.equal(h.layoutVersion, LAYOUT_VERSION);
+    new DataView(seg.buffer).setUint32(4, 99, true);
+    assert.throws(
+      () => attachSegment(process.pid, seg.fd, { ringBytes: RING, nonce: seg.nonce }),
+      (e: NearwireError) =>
+        e.code === Code.FailedPrecondition &&
+        e.reason === "layout-mismatch" &&
+        /99/.test(e.message) &&
+        /1/.test(e.message),
+    );
+    new DataView(seg.buffer).setUint32(4, LAYOUT_VERSION, true);
+    const ok = attachSegment(process.pid, seg.fd, { ringBytes: RING, nonce: seg.nonce });
+    assert.throws(
+      () => checkHeader(ok.buffer, { ringBytes: RING * 2, nonce: seg.nonce }),
+      (e: NearwireError) => e.reason === "layout-mismatch",
+    );
+    assert.throws(
+      () => attachSegment(process.pid, seg.fd, { ringBytes: RING, nonce: "0000000000000000" }),
+      (e: NearwireError) => e.reason === "layout-mismatch",
+    );
+    ok.release();
+    seg.release();
+  });
+
+  it("rejects bad ring sizes and a gone segment", () => {
+    for (const bad of [0, 1000, 4097, 2 ** 31]) {
+      assert.throws(
+        () => createSegment(bad),
+        (e: NearwireError) => e.code === Code.InvalidArgument,
+      );
+    }
+    assert.throws(
+      () => attachSegment(process.pid, 987654, { ringBytes: RING, nonce: "0000000000000000" }),
+      (e: NearwireError) => e.code === Code.Unavailable,
+    );
+  });
+
+  it("maps errors of an unwritable or missing segment directory", () => {
+    assert.throws(
+      () => createSegment(RING, "/sys"),
+      (e: NearwireError) => e.code === Code.PermissionDenied,
+    );
+    assert.throws(
+      () => createSegment(RING, "/nonexistent-dir"),
+      (e: NearwireError) => e.code === Code.FailedPrecondition,
+    );
+  });
+
+  it("unmaps on release: views become empty, release is idempotent", () => {
+    const seg = createSegment(RING);
+    const view = new Uint8Array(seg.buffer);
+    assert.equal(view.length, HEADER_BYTES + 2 * RING);
+    seg.release();
+    seg.release();
+    assert.equal(view.length, 0);
+  });
+});
+
+describe("PROTOCOL.md section 6", () => {
+  it("matches the shm-record vector", () => {
+    const doc = readFileSync(new URL("../../../PROTOCOL.md", import.meta.url), "utf8");
+    const m =
+      /vector: shm-record\nframe: type 0x80, payload "hi" \(68 69\)\nrecord: ([0-9a-f ]+)\n/.exec(
+        doc,
+      );
+    assert.ok(m, "vector present");
+    const want = (m[1] as string).replace(/ /g, "");
+    const seg = createSegment(RING);
+    new RingWriter(seg.buffer, RING, 0).tryWrite(0x80, new Uint8Array([0x68, 0x69]));
+    assert.equal(Buffer.from(seg.buffer, HEADER_BYTES, want.length / 2).toString("hex"), want);
+    seg.release();
+  });
+});

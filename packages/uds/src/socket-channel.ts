@@ -1,0 +1,453 @@
+/**
+ * A {@link Channel} over a connected stream socket (Unix or TCP): frame v1 with the connection
+ * preface of PROTOCOL.md §4.
+ *
+ * Sending: frames below {@link LARGE_PAYLOAD_BYTES} are encoded into a batch buffer that is
+ * written with one `socket.write` per tick (a `process.nextTick` flush, which runs after the
+ * current callback and every microtask it queued) or when the batch is full: many small frames
+ * cost few syscalls, and a lone reply waits for no trip around the event loop. The batch buffer
+ * is reused when the kernel took the whole write synchronously, and handed to the socket (a new
+ * one allocated) when it did not. A larger payload is written as its own buffer between its
+ * header and trailer, without copying: do not modify a payload after `send`.
+ */
+import type net from "node:net";
+import {
+  type Channel,
+  type ChannelHandler,
+  Code,
+  codeName,
+  FrameType,
+  NearwireError,
+} from "@nearwire/core";
+import {
+  decodeGoAway,
+  decodeHello,
+  encodeFrame,
+  encodeFrameInto,
+  encodeGoAway,
+  encodeHello,
+  FRAME_HEADER_BYTES,
+  FRAME_OVERHEAD_BYTES,
+  FrameDecoder,
+  frameChecksum,
+  PROTOCOL_VERSION,
+  writeFrameHeader,
+  writeFrameTrailer,
+} from "@nearwire/frame";
+
+/** Largest first-frame payload a server accepts before the preface completes (bytes). */
+export const PREFACE_MAX_PAYLOAD_BYTES = 64;
+
+/** Payloads of at least this many bytes are written as their own buffer, not copied (16 KiB). */
+export const LARGE_PAYLOAD_BYTES = 16 * 1024;
+
+/** Size of the send batch buffer (64 KiB). */
+export const BATCH_BYTES = 64 * 1024;
+
+/** After sending GOAWAY, how long to wait for the peer to close before destroying (ms). */
+export const GOAWAY_LINGER_MS = 1000;
+
+/** Options of a {@link SocketChannel}; all required here (the provider fills defaults). */
+export interface SocketChannelOptions {
+  /** Largest payload this side accepts (announced in HELLO), bytes. */
+  maxFrameBytes: number;
+  /** Preface deadline, ms. */
+  handshakeTimeoutMs: number;
+  /** `send` returns false above this many queued bytes. */
+  highWaterMarkBytes: number;
+  /** How long a clean `close()` waits for the peer to close its side before destroying, ms. */
+  closeTimeoutMs: number;
+  /** Peer description for logs. */
+  peer: string;
+}
+
+type State = "preface" | "open" | "closed";
+
+/**
+ * A Channel over a `net.Socket`. Create with {@link SocketChannel.connect} (client) or
+ * {@link SocketChannel.accept} (server); both resolve once the preface has completed.
+ */
+export class SocketChannel implements Channel {
+  readonly transientPayloads = false;
+  readonly peer: string;
+  readonly #socket: net.Socket;
+  readonly #options: SocketChannelOptions;
+  readonly #role: "client" | "server";
+  readonly #decoder: FrameDecoder;
+  #state: State = "preface";
+  #peerMaxFrameBytes = 0;
+  #handler: ChannelHandler | undefined;
+  #userPaused = false;
+  #timer: NodeJS.Timeout | undefined;
+  #batch: Buffer = Buffer.allocUnsafeSlow(BATCH_BYTES);
+  #batchLength = 0;
+  #flushScheduled = false;
+  /** Set once the channel has ended: `null` for a clean close, else the error. */
+  #closeResult: NearwireError | null | undefined;
+  #notified = false;
+  #writeWaiters: (() => void)[] = [];
+  readonly #onWritten = (): void => {
+    const waiters = this.#writeWaiters;
+    if (waiters.length === 0) return;
+    this.#writeWaiters = [];
+    for (const wake of waiters) wake();
+  };
+  #ready: { resolve: () => void; reject: (err: NearwireError) => void };
+  readonly #readyPromise: Promise<void>;
+  readonly #socketClosed: Promise<void>;
+
+  private constructor(
+    socket: net.Socket,
+    role: "client" | "server",
+    options: SocketChannelOptions,
+  ) {
+    this.#socket = socket;
+    this.#role = role;
+    this.#options = options;
+    this.peer = options.peer;
+    let ready!: { resolve: () => void; reject: (err: NearwireError) => void };
+    this.#readyPromise = new Promise<void>((resolve, reject) => {
+      ready = { resolve, reject };
+    });
+    this.#ready = ready;
+    this.#socketClosed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    this.#decoder = new FrameDecoder({
+      maxPayloadBytes: role === "server" ? PREFACE_MAX_PAYLOAD_BYTES : options.maxFrameBytes,
+      onFrame: (type, payload) => this.#onFrame(type, payload),
+    });
+    socket.on("data", (chunk: Buffer) => this.#onData(chunk));
+    socket.on("error", (err) => this.#peerGone(NearwireError.from(err, Code.Unavailable)));
+    socket.on("close", () => {
+      this.#peerGone(undefined);
+      this.#onWritten();
+    });
+    this.#timer = setTimeout(() => this.#handshakeTimeout(), options.handshakeTimeoutMs);
+    if (role === "client") {
+      socket.write(
+        encodeFrame(
+          FrameType.Hello,
+          encodeHello({ version: PROTOCOL_VERSION, maxFrameBytes: options.maxFrameBytes }),
+        ),
+      );
+    }
+  }
+
+  /**
+   * Runs the client side of the preface on a socket (connected or still connecting). Resolves
+   * with the open channel after the server's HELLO; rejects with the server's GOAWAY code,
+   * UNAVAILABLE when the socket fails or the handshake times out, INVALID_ARGUMENT
+   * (`bad-preface`) or FAILED_PRECONDITION (`version-mismatch`) for a bad answer.
+   */
+  static async connect(socket: net.Socket, options: SocketChannelOptions): Promise<SocketChannel> {
+    const channel = new SocketChannel(socket, "client", options);
+    await channel.#readyPromise;
+    return channel;
+  }
+
+  /**
+   * Runs the server side of the preface on an accepted socket. Resolves with the open channel
+   * after answering the client's HELLO; rejects (after sending GOAWAY and closing) otherwise.
+   */
+  static async accept(socket: net.Socket, options: SocketChannelOptions): Promise<SocketChannel> {
+    const channel = new SocketChannel(socket, "server", options);
+    await channel.#readyPromise;
+    return channel;
+  }
+
+  get maxPayloadBytes(): number {
+    return Math.min(this.#options.maxFrameBytes, this.#peerMaxFrameBytes);
+  }
+
+  get closed(): boolean {
+    return this.#state === "closed";
+  }
+
+  start(handler: ChannelHandler): void {
+    if (this.#handler !== undefined)
+      throw new NearwireError(Code.FailedPrecondition, "channel already started");
+    this.#handler = handler;
+    process.nextTick(() => {
+      if (this.#closeResult !== undefined) {
+        this.#notify();
+        return;
+      }
+      if (!this.#userPaused) this.#resumeDelivery();
+    });
+  }
+
+  send(type: number, payload: Uint8Array): boolean {
+    if (this.#state !== "open") {
+      throw new NearwireError(Code.Unavailable, `channel to ${this.peer} is closed`, {
+        reason: "peer-closed",
+      });
+    }
+    if (!Number.isInteger(type) || type < FrameType.Request || type > 0xff) {
+      throw new NearwireError(Code.InvalidArgument, `frame type ${type} is not in 0x10..0xff`, {
+        reason: "unknown-frame-type",
+      });
+    }
+    const n = payload.length;
+    if (n > this.maxPayloadBytes) {
+      throw new NearwireError(
+        Code.ResourceExhausted,
+        `frame ${n} B > maxFrameBytes ${this.maxPayloadBytes}`,
+        {
+          reason: "frame-too-large",
+        },
+      );
+    }
+    if (n >= LARGE_PAYLOAD_BYTES) {
+      this.#flush();
+      const edges = Buffer.allocUnsafe(FRAME_OVERHEAD_BYTES);
+      writeFrameHeader(edges, 0, type, n);
+      writeFrameTrailer(edges, FRAME_HEADER_BYTES, frameChecksum(type, payload));
+      const socket = this.#socket;
+      socket.cork();
+      socket.write(edges.subarray(0, FRAME_HEADER_BYTES));
+      socket.write(payload);
+      socket.write(edges.subarray(FRAME_HEADER_BYTES), this.#onWritten);
+      socket.uncork();
+    } else {
+      if (this.#batchLength + n + FRAME_OVERHEAD_BYTES > this.#batch.length) this.#flush();
+      this.#batchLength += encodeFrameInto(this.#batch, this.#batchLength, type, payload);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        process.nextTick(() => {
+          this.#flushScheduled = false;
+          this.#flush();
+        });
+      }
+    }
+    return this.#queuedBytes() < this.#options.highWaterMarkBytes;
+  }
+
+  async drained(): Promise<void> {
+    while (this.#state === "open" && this.#queuedBytes() >= this.#options.highWaterMarkBytes) {
+      this.#flush();
+      if (this.#socket.writableLength === 0) return;
+      // Every socket.write carries #onWritten: the next completed write (or the close) wakes
+      // us. Unlike 'drain', this also works below the socket's own 16 KiB high-water mark.
+      await new Promise<void>((resolve) => this.#writeWaiters.push(resolve));
+    }
+  }
+
+  pause(): void {
+    this.#userPaused = true;
+    this.#decoder.pause();
+    if (this.#state === "open") this.#socket.pause();
+  }
+
+  resume(): void {
+    if (!this.#userPaused) return;
+    this.#userPaused = false;
+    if (this.#handler !== undefined && this.#state === "open") this.#resumeDelivery();
+  }
+
+  close(error?: NearwireError): Promise<void> {
+    if (error !== undefined) {
+      this.#fail(error, true);
+      return this.#socketClosed;
+    }
+    if (this.#state === "closed") return this.#socketClosed;
+    this.#state = "closed";
+    this.#closeResult = null;
+    this.#clearTimer();
+    this.#flush();
+    this.#socket.end();
+    // Keep reading (and discarding) so that the peer's FIN is seen and the socket closes.
+    this.#socket.resume();
+    this.#timer = setTimeout(() => this.#socket.destroy(), this.#options.closeTimeoutMs);
+    process.nextTick(() => this.#notify());
+    return this.#socketClosed;
+  }
+
+  #queuedBytes(): number {
+    return this.#socket.writableLength + this.#batchLength;
+  }
+
+  #flush(): void {
+    if (this.#batchLength === 0) return;
+    const socket = this.#socket;
+    socket.write(this.#batch.subarray(0, this.#batchLength), this.#onWritten);
+    this.#batchLength = 0;
+    // The kernel took it all synchronously: the buffer is free again. Otherwise the socket
+    // still references it, so take a new one.
+    if (socket.writableLength > 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+  }
+
+  #resumeDelivery(): void {
+    try {
+      this.#decoder.resume();
+    } catch (err) {
+      this.#onStreamError(err);
+      return;
+    }
+    if (!this.#userPaused && this.#state === "open") this.#socket.resume();
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#state === "closed") return;
+    try {
+      this.#decoder.push(chunk);
+    } catch (err) {
+      this.#onStreamError(err);
+    }
+  }
+
+  #onStreamError(err: unknown): void {
+    let error = NearwireError.from(err, Code.Internal);
+    if (this.#state === "preface" && error.reason !== "version-mismatch") {
+      // Whatever goes wrong before the preface completes means the peer does not speak nearwire.
+      error = new NearwireError(
+        Code.InvalidArgument,
+        `bad preface from ${this.peer}: ${error.message}`,
+        {
+          reason: "bad-preface",
+          cause: error,
+        },
+      );
+    }
+    this.#fail(error, true);
+  }
+
+  #onFrame(type: number, payload: Uint8Array): void {
+    if (this.#state === "open") {
+      if (type >= FrameType.Request) {
+        (this.#handler as ChannelHandler).onFrame(type, payload);
+        return;
+      }
+      if (type === FrameType.GoAway) {
+        this.#onGoAway(payload);
+        return;
+      }
+      throw new NearwireError(
+        Code.Internal,
+        type === FrameType.Hello
+          ? "HELLO after the preface"
+          : `frame type 0x${type.toString(16)} is reserved`,
+        { reason: type === FrameType.Hello ? "protocol-violation" : "unknown-frame-type" },
+      );
+    }
+    if (this.#state !== "preface") return;
+    if (type === FrameType.GoAway && this.#role === "client") {
+      this.#onGoAway(payload);
+      return;
+    }
+    if (type !== FrameType.Hello) {
+      throw new NearwireError(
+        Code.InvalidArgument,
+        `first frame has type 0x${type.toString(16)}, not HELLO`,
+        {
+          reason: "bad-preface",
+        },
+      );
+    }
+    const hello = decodeHello(payload);
+    if (hello.version !== PROTOCOL_VERSION) {
+      throw new NearwireError(
+        Code.FailedPrecondition,
+        `peer speaks protocol version ${hello.version}, this side ${PROTOCOL_VERSION}`,
+        { reason: "version-mismatch" },
+      );
+    }
+    this.#peerMaxFrameBytes = hello.maxFrameBytes;
+    if (this.#role === "server") {
+      this.#decoder.setMaxPayloadBytes(this.#options.maxFrameBytes);
+      this.#socket.write(
+        encodeFrame(
+          FrameType.Hello,
+          encodeHello({ version: PROTOCOL_VERSION, maxFrameBytes: this.#options.maxFrameBytes }),
+        ),
+      );
+    }
+    this.#clearTimer();
+    this.#state = "open";
+    // Hold later frames until start() (or resume() after a pause).
+    this.#decoder.pause();
+    this.#socket.pause();
+    this.#ready.resolve();
+  }
+
+  #onGoAway(payload: Uint8Array): void {
+    let goAway: { code: number; message: string };
+    try {
+      goAway = decodeGoAway(payload);
+    } catch {
+      goAway = { code: Code.Unknown, message: "empty GOAWAY" };
+    }
+    if (goAway.code === Code.OK && this.#state === "open") {
+      this.close();
+      return;
+    }
+    let code = goAway.code <= 16 ? (goAway.code as Code) : Code.Unknown;
+    if (code === Code.OK) code = Code.Unavailable;
+    this.#fail(
+      new NearwireError(
+        code,
+        `peer ${this.peer} sent GOAWAY ${codeName(goAway.code)}: ${goAway.message}`,
+      ),
+      false,
+    );
+  }
+
+  #handshakeTimeout(): void {
+    this.#timer = undefined;
+    if (this.#state !== "preface") return;
+    this.#fail(
+      new NearwireError(
+        Code.Unavailable,
+        `preface with ${this.peer} not complete after ${this.#options.handshakeTimeoutMs} ms`,
+      ),
+      this.#role === "server",
+    );
+  }
+
+  /** Ends the channel with an error: GOAWAY (when `tell`), FIN, and destroy after a linger. */
+  #fail(error: NearwireError, tell: boolean): void {
+    if (this.#state === "closed") return;
+    const wasPreface = this.#state === "preface";
+    this.#state = "closed";
+    this.#closeResult = error;
+    this.#clearTimer();
+    this.#batchLength = 0;
+    const socket = this.#socket;
+    if (tell && socket.writable) {
+      socket.write(encodeFrame(FrameType.GoAway, encodeGoAway(error.code, error.message)));
+      socket.end();
+      socket.resume();
+      this.#timer = setTimeout(() => socket.destroy(), GOAWAY_LINGER_MS);
+    } else {
+      socket.destroy();
+    }
+    if (wasPreface) this.#ready.reject(error);
+    else this.#notify();
+  }
+
+  /** The socket errored or closed. */
+  #peerGone(error: NearwireError | undefined): void {
+    if (this.#state === "closed") {
+      if (error === undefined) this.#clearTimer();
+      return;
+    }
+    this.#fail(
+      error ??
+        new NearwireError(Code.Unavailable, `peer ${this.peer} closed the connection`, {
+          reason: "peer-closed",
+        }),
+      false,
+    );
+  }
+
+  #notify(): void {
+    if (this.#notified || this.#handler === undefined || this.#closeResult === undefined) return;
+    this.#notified = true;
+    this.#handler.onClose(this.#closeResult ?? undefined);
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+}

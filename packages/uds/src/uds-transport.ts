@@ -1,0 +1,22 @@
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  ENVELOPE_HEADROOM_BYTES,
+  type RpcOptions,
+  type Transport,
+  createRpcTransport,
+} from "@nearwire/core";
+import { type UdsChannelOptions, createUdsChannelProvider } from "./uds-channel-provider.js";
+
+/** Options of {@link createUdsTransport}: the channel's options plus the RPC engine's. */
+export interface UdsTransportOptions extends Omit<UdsChannelOptions, "maxFrameBytes">, RpcOptions {}
+
+/**
+ * The nearwire RPC transport over a stream socket: a Unix domain socket path, a Linux abstract
+ * name or TCP (see `parseAddress`). Frames follow PROTOCOL.md; the frame limit is set to
+ * `maxMessageBytes` plus room for the envelope.
+ */
+export function createUdsTransport(options: UdsTransportOptions): Transport {
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const provider = createUdsChannelProvider({ ...options, maxFrameBytes: maxMessageBytes + ENVELOPE_HEADROOM_BYTES });
+  return createRpcTransport(provider, { ...options, maxMessageBytes });
+}

@@ -1,0 +1,180 @@
+import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Channel, ChannelHandler, NearwireError } from "@nearwire/core";
+
+/** A temporary directory for socket files; `cleanup` removes it. */
+export function tempDir(): { dir: string; path(name: string): string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "nw-uds-"));
+  return {
+    dir,
+    path: (name) => join(dir, name),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+let counter = 0;
+/** A unique Linux abstract socket name for this test process. */
+export function abstractName(): string {
+  return `unix-abstract:nearwire-test-${process.pid}-${counter++}`;
+}
+
+/** Frames and the close reason a channel delivered, with waiters. */
+export class Recorder implements ChannelHandler {
+  frames: { type: number; payload: Uint8Array }[] = [];
+  closeError: NearwireError | undefined | null = null;
+  closeCount = 0;
+  #waiters: (() => void)[] = [];
+  onFrame(type: number, payload: Uint8Array): void {
+    this.frames.push({ type, payload: new Uint8Array(payload) });
+    this.#wake();
+  }
+  onClose(error: NearwireError | undefined): void {
+    this.closeCount++;
+    this.closeError = error;
+    this.#wake();
+  }
+  #wake(): void {
+    const w = this.#waiters;
+    this.#waiters = [];
+    for (const f of w) f();
+  }
+  /** Resolves once `predicate` holds; rejects after `timeoutMs`. */
+  async until(predicate: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(left, 100));
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    }
+  }
+  async closed(timeoutMs = 5000): Promise<NearwireError | undefined> {
+    await this.until(() => this.closeCount > 0, timeoutMs, "onClose");
+    return this.closeError ?? undefined;
+  }
+}
+
+/** Starts a channel with a new Recorder. */
+export function record(channel: Channel): Recorder {
+  const r = new Recorder();
+  channel.start(r);
+  return r;
+}
+
+/** A u32 BE payload. */
+export function u32(n: number, size = 4): Uint8Array {
+  const b = new Uint8Array(size);
+  new DataView(b.buffer).setUint32(0, n);
+  return b;
+}
+
+/** Reads the u32 BE at the start of a payload. */
+export function readU32(p: Uint8Array): number {
+  return new DataView(p.buffer, p.byteOffset, p.byteLength).getUint32(0);
+}
+
+/** The peer child process (test/peer.ts), started and listening. */
+export interface Peer {
+  child: ChildProcessWithoutNullStreams;
+  address: string;
+  /** Writes one command line to the child's stdin. */
+  command(line: string): void;
+  /** Ends stdin and waits for the child to exit (kills it by PID after 5 s). */
+  stop(): Promise<number | null>;
+}
+
+const peerScript = fileURLToPath(new URL("./peer.ts", import.meta.url));
+
+/** Spawns test/peer.ts listening on `address`; resolves once it listens. */
+export async function spawnPeer(address: string, extra: string[] = []): Promise<Peer> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", peerScript, "server", address, ...extra],
+    {
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const bound = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`peer did not start: ${stderr}`)), 20_000);
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening (\S+)\n/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`peer exited ${code}: ${stderr}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => resolve(code)),
+  );
+  return {
+    child,
+    address: bound,
+    command: (line) => child.stdin.write(`${line}\n`),
+    async stop() {
+      child.stdin.end();
+      const t = setTimeout(() => child.kill("SIGKILL"), 5000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+}
+
+/** A raw socket client collecting every byte it receives, for speaking bad protocol. */
+export async function rawConnect(
+  opts: net.NetConnectOpts,
+): Promise<{ socket: net.Socket; received(): Buffer; ended: Promise<void> }> {
+  const socket = net.connect(opts);
+  const chunks: Buffer[] = [];
+  socket.on("data", (d: Buffer) => chunks.push(d));
+  socket.on("error", () => {});
+  const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  return { socket, received: () => Buffer.concat(chunks), ended };
+}
+
+/** Asserts `err` is a NearwireError with this code (and reason, when given). */
+export function assertCode(err: unknown, code: number, reason?: string): void {
+  assert.ok(
+    err !== null && typeof err === "object" && "code" in err,
+    `not an error: ${String(err)}`,
+  );
+  const e = err as NearwireError;
+  assert.equal(e.name, "NearwireError", String(err));
+  assert.equal(e.code, code, String(err));
+  if (reason !== undefined) assert.equal(e.reason, reason, String(err));
+}
+
+/** Awaits `promise` and returns what it rejected with; fails if it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  assert.fail("expected a rejection");
+}
