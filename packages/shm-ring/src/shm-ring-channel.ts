@@ -218,19 +218,27 @@ export class ShmRingChannel implements Channel {
     if (this.state === "closed" || this.paused || this.handler === undefined) return;
     let t = performance.now();
     const turnEnd = t + TURN_MS;
-    let active = false;
     for (let i = 1; ; i++) {
+      let delivered: number;
       try {
-        if (this.poll() > 0) active = true;
+        delivered = this.poll();
       } catch (err) {
         this.terminate(NearwireError.from(err, Code.Internal), true);
         return;
       }
       if (this.isClosed() || this.paused) return;
+      if (delivered > 0) {
+        // Yield at once: the handlers' promise continuations (an RPC reply resolving its
+        // caller, who then sends the next request) run only when this callback returns.
+        this.sent = false;
+        this.lastActivity = performance.now();
+        this.schedule();
+        return;
+      }
       if ((i & 15) !== 0) continue;
       t = performance.now();
-      if (active || this.sent) {
-        active = this.sent = false;
+      if (this.sent) {
+        this.sent = false;
         this.lastActivity = t;
       }
       if (t >= turnEnd || t - this.lastActivity >= this.spinMs) break;
