@@ -24,10 +24,12 @@ export interface RatioDef {
 /** The ratios CI mode gates on (those whose cases ran). */
 export const CI_RATIOS: readonly RatioDef[] = [
   lat("uds/json/64B p50 ÷ bare-net-uds p50", "uds/json/64B", "bare-net-uds/bytes/64B"),
+  lat("uds/raw/64B p50 ÷ bare-net-uds p50", "uds/raw/64B", "bare-net-uds/bytes/64B"),
   lat("uds-channel 64B p50 ÷ bare-net-uds p50", "uds-channel/frame/64B", "bare-net-uds/bytes/64B"),
   lat("tcp/json/64B p50 ÷ bare-net-tcp p50", "tcp/json/64B", "bare-net-tcp/bytes/64B"),
   lat("grpc-uds/json/64B p50 ÷ bare-grpc-js p50", "grpc-uds/json/64B", "bare-grpc-js/bytes/64B"),
   lat("shm-ring-spin/json/64B p50 ÷ uds/json/64B p50", "shm-ring-spin/json/64B", "uds/json/64B"),
+  lat("shm-ring-spin/raw/64B p50 ÷ uds/raw/64B p50", "shm-ring-spin/raw/64B", "uds/raw/64B"),
   lat(
     "shm-ring-spin-channel 64B p50 ÷ uds-channel p50",
     "shm-ring-spin-channel/frame/64B",
@@ -37,6 +39,12 @@ export const CI_RATIOS: readonly RatioDef[] = [
     "throughput",
     "uds/json/64B ×64 msgs/s ÷ bare-net-uds",
     "uds/json/64B",
+    "bare-net-uds/bytes/64B",
+  ),
+  flow(
+    "throughput",
+    "uds/raw/64B ×64 msgs/s ÷ bare-net-uds",
+    "uds/raw/64B",
     "bare-net-uds/bytes/64B",
   ),
   flow(

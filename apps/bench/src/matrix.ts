@@ -155,11 +155,10 @@ export function comparisonKey(c: CaseSpec, input: MatrixInput): string | undefin
  */
 export function buildCiMatrix(input: MatrixInput): CaseSpec[] {
   const have = new Set(input.transports.map((t) => t.id));
-  const hasJson = input.codecs.includes("json");
   const out: CaseSpec[] = [];
   const add = (mode: CaseMode, transport: string, layer: CaseSpec["layer"], codec: string) => {
     if (layer !== "baseline" && !have.has(transport)) return;
-    if (layer === "rpc" && !hasJson) return;
+    if (layer === "rpc" && !input.codecs.includes(codec)) return;
     out.push(
       makeCase({
         mode,
@@ -175,15 +174,18 @@ export function buildCiMatrix(input: MatrixInput): CaseSpec[] {
   };
   add("latency", "bare-net-uds", "baseline", "bytes");
   add("latency", "uds", "rpc", "json");
+  add("latency", "uds", "rpc", "raw");
   add("latency", "uds-channel", "channel", "frame");
   add("latency", "bare-net-tcp", "baseline", "bytes");
   add("latency", "tcp", "rpc", "json");
   add("latency", "bare-grpc-js", "baseline", "bytes");
   add("latency", "grpc-uds", "rpc", "json");
   add("latency", "shm-ring-spin", "rpc", "json");
+  add("latency", "shm-ring-spin", "rpc", "raw");
   add("latency", "shm-ring-spin-channel", "channel", "frame");
   add("throughput", "bare-net-uds", "baseline", "bytes");
   add("throughput", "uds", "rpc", "json");
+  add("throughput", "uds", "rpc", "raw");
   add("throughput", "bare-grpc-js", "baseline", "bytes");
   add("throughput", "grpc-uds", "rpc", "json");
   add("stream", "bare-net-uds", "baseline", "bytes");

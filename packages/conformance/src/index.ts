@@ -22,10 +22,10 @@ export {
 } from "./conformance-service.js";
 export { readKnownFailures } from "./known-failures.js";
 export type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
+export type { Vector } from "./protocol-vectors.js";
+export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";
 export type { TransportSupports } from "./suite-harness.js";
 export type { TmpResources } from "./tmp-resources.js";
 export { createTmpResources, MAX_SOCKET_PATH_BYTES } from "./tmp-resources.js";
 export type { SuiteName, TransportSuiteOptions } from "./transport-suite.js";
 export { transportSuite } from "./transport-suite.js";
-export type { Vector } from "./protocol-vectors.js";
-export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";

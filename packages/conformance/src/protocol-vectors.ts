@@ -7,7 +7,16 @@ export interface Vector {
   fields: Map<string, string>;
 }
 
-const HEX_KEYS = new Set(["payload", "frame", "stream", "input", "crc32c", "client-stream", "server-stream", "record"]);
+const HEX_KEYS = new Set([
+  "payload",
+  "frame",
+  "stream",
+  "input",
+  "crc32c",
+  "client-stream",
+  "server-stream",
+  "record",
+]);
 
 /**
  * Parses every fenced block of PROTOCOL.md (at the repository root) that starts with

@@ -63,7 +63,10 @@ export function createCodec(name: string, codecs: Record<string, MessageCodec<un
     forType<T>(type: MessageType<T>): MessageCodec<T> {
       const codec = Object.hasOwn(codecs, type.name) ? codecs[type.name] : undefined;
       if (codec === undefined) {
-        throw new NearwireError(Code.NotFound, `codec "${name}" has no message type "${type.name}"`);
+        throw new NearwireError(
+          Code.NotFound,
+          `codec "${name}" has no message type "${type.name}"`,
+        );
       }
       return codec as MessageCodec<T>;
     },

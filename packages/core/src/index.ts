@@ -2,13 +2,25 @@ export type { Channel, ChannelHandler, ChannelListener, ChannelProvider } from "
 export { Code, codeName, isCode } from "./code.js";
 export type { Codec, MessageCodec, MessageType } from "./codec.js";
 export { createCodec, messageType } from "./codec.js";
-export { FrameType } from "./frame-type.js";
 export type { FrameTypeValue } from "./frame-type.js";
+export { FrameType } from "./frame-type.js";
 export { jsonCodec } from "./json-codec.js";
-export { NearwireError } from "./nearwire-error.js";
 export type { ErrorReason, NearwireErrorOptions } from "./nearwire-error.js";
+export { NearwireError } from "./nearwire-error.js";
+/** Encoders and decoders of the RPC envelope (PROTOCOL.md §5), for tests and other clients. */
+export * as envelope from "./rpc/envelope.js";
+export type { RpcOptions } from "./rpc/rpc-server.js";
+export { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM_BYTES, RpcServer } from "./rpc/rpc-server.js";
+export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";
 export type { MethodDefinition, MethodKind, ServiceDefinition } from "./service.js";
-export { bidiStreaming, clientStreaming, defineService, methodPath, serverStreaming, unary } from "./service.js";
+export {
+  bidiStreaming,
+  clientStreaming,
+  defineService,
+  methodPath,
+  serverStreaming,
+  unary,
+} from "./service.js";
 export type {
   BindOptions,
   CallOptions,
@@ -22,8 +34,3 @@ export type {
   ServiceImpl,
   Transport,
 } from "./transport.js";
-export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";
-/** Encoders and decoders of the RPC envelope (PROTOCOL.md §5), for tests and other clients. */
-export * as envelope from "./rpc/envelope.js";
-export { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM_BYTES, RpcServer } from "./rpc/rpc-server.js";
-export type { RpcOptions } from "./rpc/rpc-server.js";

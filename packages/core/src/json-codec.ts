@@ -1,9 +1,9 @@
+import { isUtf8 } from "node:buffer";
 import { Code } from "./code.js";
 import type { Codec, MessageCodec } from "./codec.js";
 import { NearwireError } from "./nearwire-error.js";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * JSON as UTF-8 (RFC 8259). Byte arrays are encoded as `{"$bytes":"<base64>"}` so that a
@@ -20,7 +20,9 @@ const jsonMessageCodec: MessageCodec<unknown> = {
   decodesInPlace: false,
   encode(value) {
     try {
-      return encoder.encode(JSON.stringify(value, replacer));
+      return encoder.encode(
+        hasBytes(value, 0) ? JSON.stringify(value, replacer) : JSON.stringify(value),
+      );
     } catch (cause) {
       throw new NearwireError(Code.Internal, `json encode failed: ${(cause as Error).message}`, {
         cause,
@@ -30,7 +32,9 @@ const jsonMessageCodec: MessageCodec<unknown> = {
   },
   decode(bytes) {
     try {
-      return JSON.parse(decoder.decode(bytes), reviver) as unknown;
+      if (!isUtf8(bytes)) throw new TypeError("input is not valid UTF-8");
+      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+      return (text.includes('"$bytes"') ? JSON.parse(text, reviver) : JSON.parse(text)) as unknown;
     } catch (cause) {
       throw new NearwireError(
         Code.InvalidArgument,
@@ -41,8 +45,29 @@ const jsonMessageCodec: MessageCodec<unknown> = {
   },
 };
 
+/**
+ * True when `value` holds a Uint8Array anywhere (up to 64 levels deep). Checking first keeps the
+ * common case on the fast path: JSON.stringify with a replacer function is several times slower.
+ */
+function hasBytes(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== "object" || depth > 64) return false;
+  if (value instanceof Uint8Array) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (typeof v === "object" && hasBytes(v, depth + 1)) return true;
+    return false;
+  }
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if (typeof v === "object" && hasBytes(v, depth + 1)) return true;
+  }
+  return false;
+}
+
 function replacer(this: unknown, _key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64") };
+  if (value instanceof Uint8Array)
+    return {
+      $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64"),
+    };
   return value;
 }
 

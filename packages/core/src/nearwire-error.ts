@@ -71,7 +71,8 @@ export class NearwireError extends Error {
         if (mapped.reason !== undefined) opts.reason = mapped.reason;
         return new NearwireError(mapped.code, reason.message, opts);
       }
-      if (reason.name === "AbortError") return new NearwireError(Code.Canceled, reason.message, { cause: reason });
+      if (reason.name === "AbortError")
+        return new NearwireError(Code.Canceled, reason.message, { cause: reason });
       return new NearwireError(fallback, reason.message, { cause: reason });
     }
     return new NearwireError(fallback, String(reason));

@@ -24,24 +24,37 @@ export function defineService<M extends Record<string, MethodDefinition>>(
   typeName: string,
   methods: M,
 ): ServiceDefinition<M> {
-  if (!/^[A-Za-z_][\w.]*$/.test(typeName)) throw new TypeError(`invalid service name "${typeName}"`);
+  if (!/^[A-Za-z_][\w.]*$/.test(typeName))
+    throw new TypeError(`invalid service name "${typeName}"`);
   return { typeName, methods };
 }
 
 /** A unary method: one request, one response. */
-export function unary<I, O>(input: MessageType<I>, output: MessageType<O>): MethodDefinition<I, O, "unary"> {
+export function unary<I, O>(
+  input: MessageType<I>,
+  output: MessageType<O>,
+): MethodDefinition<I, O, "unary"> {
   return { kind: "unary", input, output };
 }
 /** A server-streaming method: one request, a stream of responses. */
-export function serverStreaming<I, O>(input: MessageType<I>, output: MessageType<O>): MethodDefinition<I, O, "server_streaming"> {
+export function serverStreaming<I, O>(
+  input: MessageType<I>,
+  output: MessageType<O>,
+): MethodDefinition<I, O, "server_streaming"> {
   return { kind: "server_streaming", input, output };
 }
 /** A client-streaming method: a stream of requests, one response. */
-export function clientStreaming<I, O>(input: MessageType<I>, output: MessageType<O>): MethodDefinition<I, O, "client_streaming"> {
+export function clientStreaming<I, O>(
+  input: MessageType<I>,
+  output: MessageType<O>,
+): MethodDefinition<I, O, "client_streaming"> {
   return { kind: "client_streaming", input, output };
 }
 /** A bidirectional-streaming method. */
-export function bidiStreaming<I, O>(input: MessageType<I>, output: MessageType<O>): MethodDefinition<I, O, "bidi_streaming"> {
+export function bidiStreaming<I, O>(
+  input: MessageType<I>,
+  output: MessageType<O>,
+): MethodDefinition<I, O, "bidi_streaming"> {
   return { kind: "bidi_streaming", input, output };
 }
 

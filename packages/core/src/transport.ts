@@ -52,7 +52,10 @@ export type MethodClient<M extends MethodDefinition> = M["kind"] extends "unary"
     ? (request: In<M>, options?: CallOptions) => AsyncIterable<Out<M>>
     : M["kind"] extends "client_streaming"
       ? (requests: AsyncIterable<In<M>> | Iterable<In<M>>, options?: CallOptions) => Promise<Out<M>>
-      : (requests: AsyncIterable<In<M>> | Iterable<In<M>>, options?: CallOptions) => AsyncIterable<Out<M>>;
+      : (
+          requests: AsyncIterable<In<M>> | Iterable<In<M>>,
+          options?: CallOptions,
+        ) => AsyncIterable<Out<M>>;
 
 /** A typed client for a service. */
 export type Client<S extends ServiceDefinition> = {
@@ -68,7 +71,11 @@ export interface BindOptions {
 /** A server of one transport; add services, then listen. */
 export interface Server {
   /** Adds a service with its handlers and codec. Call before `listen`. */
-  addService<S extends ServiceDefinition>(service: S, impl: ServiceImpl<S>, options: BindOptions): this;
+  addService<S extends ServiceDefinition>(
+    service: S,
+    impl: ServiceImpl<S>,
+    options: BindOptions,
+  ): this;
   /** Binds the transport's address and starts serving. */
   listen(): Promise<void>;
   /** The bound address (after `listen`). */

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  bidiStreaming,
   type ChannelProvider,
   Code,
-  FrameType,
-  NearwireError,
-  bidiStreaming,
   clientStreaming,
   connectRpc,
   defineService,
+  FrameType,
   jsonCodec,
   messageType,
+  NearwireError,
   serverStreaming,
   unary,
 } from "../src/index.js";
@@ -47,7 +47,8 @@ function setup() {
     Svc,
     {
       echo: (req) => {
-        if (req.n < 0) throw new NearwireError(-req.n as Code, "as asked", { metadata: { why: "negative" } });
+        if (req.n < 0)
+          throw new NearwireError(-req.n as Code, "as asked", { metadata: { why: "negative" } });
         return { n: req.n + 1 };
       },
       async *count(req) {
@@ -94,7 +95,10 @@ describe("rpc engine (in-process channel pair)", () => {
     assert.deepEqual(await c.echo({ n: 41 }), { n: 42 });
     const got: number[] = [];
     for await (const m of c.count({ n: 100 })) got.push(m.n);
-    assert.deepEqual(got, Array.from({ length: 100 }, (_, i) => i));
+    assert.deepEqual(
+      got,
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     assert.deepEqual(await c.sum(Array.from({ length: 100 }, (_, i) => ({ n: i }))), { n: 4950 });
     const doubled: number[] = [];
     for await (const m of c.bidi([{ n: 1 }, { n: 2 }, { n: 3 }])) doubled.push(m.n);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { field, inputBytes, readVectors } from "@nearwire/conformance";
 import fc from "fast-check";
 import {
   CRC32C_NATIVE_MIN_BYTES,
@@ -11,7 +12,6 @@ import {
   crc32cNative,
   crc32cPortable,
 } from "../src/index.js";
-import { field, inputBytes, readVectors } from "@nearwire/conformance";
 
 /** Bit-at-a-time reference, independent of the table code. */
 function crc32cBitwise(data: Uint8Array): number {

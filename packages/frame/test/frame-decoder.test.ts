@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { field, hex, inputBytes, readVectors, type Vector } from "@nearwire/conformance";
 import { Code, NearwireError } from "@nearwire/core";
 import {
   DEFAULT_MAX_FRAME_BYTES,
@@ -8,7 +9,6 @@ import {
   FRAME_OVERHEAD_BYTES,
   FrameDecoder,
 } from "../src/index.js";
-import { field, hex, inputBytes, readVectors, type Vector } from "@nearwire/conformance";
 
 type Frame = { type: number; payload: Uint8Array };
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { field, hex, readVectors } from "@nearwire/conformance";
 import { Code, FrameType, NearwireError } from "@nearwire/core";
 import {
   decodeGoAway,
@@ -12,7 +13,6 @@ import {
   HELLO_MAGIC,
   PROTOCOL_VERSION,
 } from "../src/index.js";
-import { field, hex, readVectors } from "@nearwire/conformance";
 
 const vectors = readVectors();
 

@@ -31,6 +31,12 @@ export type WaitMode = "spin" | "park" | "adaptive";
 const BATCH = 256;
 /** Longest stretch the spin loop holds the event loop before yielding (setImmediate), ms. */
 const TURN_MS = 1;
+/** `RESOLVED.then(f)` queues `f` as a microtask without queueMicrotask's per-call AsyncResource. */
+const RESOLVED = Promise.resolve();
+/** Microtask hops the chase takes (letting promise continuations run) before it spins. */
+const CHASE_HOPS = 8;
+/** How long the chase spins for the peer's answer before going back to the event loop, ms. */
+const CHASE_SPIN_MS = 0.05;
 
 /** What a channel is built from, after the handshake. */
 export interface ShmRingChannelParts {
@@ -65,6 +71,8 @@ export class ShmRingChannel implements Channel {
   private scheduled = false;
   private sleeping = false;
   private sent = false;
+  private chaseHops = 0;
+  private chaseUntil = 0;
   private lastActivity = performance.now();
   private pending: ({ type: number; payload: Uint8Array } | undefined)[] = [];
   private pendingHead = 0;
@@ -232,7 +240,13 @@ export class ShmRingChannel implements Channel {
         // caller, who then sends the next request) run only when this callback returns.
         this.sent = false;
         this.lastActivity = performance.now();
-        this.schedule();
+        if (this.spinMs > 0) {
+          this.chaseUntil = turnEnd;
+          this.chaseHops = 0;
+          RESOLVED.then(this.chase);
+        } else {
+          this.schedule();
+        }
         return;
       }
       if ((i & 15) !== 0) continue;
@@ -248,6 +262,41 @@ export class ShmRingChannel implements Channel {
       return;
     }
     this.sleeping = true;
+  };
+
+  /**
+   * Spin and adaptive modes, after a delivery: runs as a microtask behind the continuations the
+   * delivery resolved (which typically send the next request or reply), polls again, and spins
+   * briefly for the peer's answer — a ping-pong then never waits for an event-loop turn. Bounded
+   * by the turn (TURN_MS): after that it yields through setImmediate so I/O and timers run.
+   */
+  private readonly chase = (): void => {
+    if (this.state === "closed" || this.paused || this.handler === undefined) return;
+    let delivered: number;
+    try {
+      delivered = this.poll();
+      if (delivered === 0 && ++this.chaseHops >= CHASE_HOPS) {
+        const end = performance.now() + CHASE_SPIN_MS;
+        for (let i = 1; delivered === 0; i++) {
+          delivered = this.poll();
+          if ((i & 15) === 0 && performance.now() >= end) break;
+        }
+      }
+    } catch (err) {
+      this.terminate(NearwireError.from(err, Code.Internal), true);
+      return;
+    }
+    if (this.isClosed() || this.paused) return;
+    const now = performance.now();
+    if (delivered > 0) {
+      this.lastActivity = now;
+      this.chaseHops = 0;
+    }
+    if (this.chaseHops < CHASE_HOPS && now < this.chaseUntil) {
+      RESOLVED.then(this.chase);
+      return;
+    }
+    this.schedule();
   };
 
   /** One pass: deliver up to BATCH records, ring the producer if it waits, flush the queue. */

@@ -1,5 +1,9 @@
 import type { RpcOptions, Transport } from "@nearwire/core";
-import { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM_BYTES, createRpcTransport } from "@nearwire/core";
+import {
+  createRpcTransport,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  ENVELOPE_HEADROOM_BYTES,
+} from "@nearwire/core";
 import { DEFAULT_RING_BYTES, maxPayloadFor } from "./ring-layout.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 import { createShmRingChannelProvider } from "./shm-ring-provider.js";
@@ -15,7 +19,8 @@ export type ShmRingTransportOptions = ShmRingOptions & RpcOptions;
  * headroom (with the default 4 MiB rings: 2 MiB − 64 KiB − 16 B).
  */
 export function createShmRingTransport(options: ShmRingTransportOptions): Transport {
-  const ringLimit = maxPayloadFor(options.ringBytes ?? DEFAULT_RING_BYTES) - ENVELOPE_HEADROOM_BYTES;
+  const ringLimit =
+    maxPayloadFor(options.ringBytes ?? DEFAULT_RING_BYTES) - ENVELOPE_HEADROOM_BYTES;
   const maxMessageBytes = options.maxMessageBytes ?? Math.min(DEFAULT_MAX_MESSAGE_BYTES, ringLimit);
   return createRpcTransport(createShmRingChannelProvider(options), { ...options, maxMessageBytes });
 }

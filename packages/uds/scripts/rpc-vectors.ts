@@ -2,8 +2,14 @@
  * Prints the RPC test vectors of PROTOCOL.md §5.9 from the real encoders. Run:
  * `node --import tsx packages/uds/scripts/rpc-vectors.ts` and paste the output into §5.9.
  */
-import { Code, ENVELOPE_HEADROOM_BYTES, DEFAULT_MAX_MESSAGE_BYTES, FrameType, envelope } from "@nearwire/core";
-import { PROTOCOL_VERSION, encodeFrame, encodeHello } from "@nearwire/frame";
+import {
+  Code,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  ENVELOPE_HEADROOM_BYTES,
+  envelope,
+  FrameType,
+} from "@nearwire/core";
+import { encodeFrame, encodeHello, PROTOCOL_VERSION } from "@nearwire/frame";
 
 const utf8 = new TextEncoder();
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
@@ -18,27 +24,126 @@ const method = "/nearwire.example.Greeter/Say";
 const req = utf8.encode('{"name":"Ada"}');
 const res = utf8.encode('{"text":"hello, Ada"}');
 
-const reqPayload = envelope.encodeRequest(1, envelope.FLAG_END_STREAM, 0, utf8.encode(method), undefined, req);
-block(["vector: rpc-unary-request", "type: 0x10", "call-id: 1", "flags: 0x03", "timeout-ms: 0", `method: ${method}`, 'message-text: {"name":"Ada"}', `payload: ${hex(reqPayload)}`, `frame: ${frameHex(FrameType.Request, reqPayload)}`]);
+const reqPayload = envelope.encodeRequest(
+  1,
+  envelope.FLAG_END_STREAM,
+  0,
+  utf8.encode(method),
+  undefined,
+  req,
+);
+block([
+  "vector: rpc-unary-request",
+  "type: 0x10",
+  "call-id: 1",
+  "flags: 0x03",
+  "timeout-ms: 0",
+  `method: ${method}`,
+  'message-text: {"name":"Ada"}',
+  `payload: ${hex(reqPayload)}`,
+  `frame: ${frameHex(FrameType.Request, reqPayload)}`,
+]);
 const okPayload = envelope.encodeStatus(1, Code.OK, "", undefined, res);
-block(["vector: rpc-unary-response", "type: 0x13", "call-id: 1", "flags: 0x02", "code: 0", "detail:", 'message-text: {"text":"hello, Ada"}', `payload: ${hex(okPayload)}`, `frame: ${frameHex(FrameType.Status, okPayload)}`]);
+block([
+  "vector: rpc-unary-response",
+  "type: 0x13",
+  "call-id: 1",
+  "flags: 0x02",
+  "code: 0",
+  "detail:",
+  'message-text: {"text":"hello, Ada"}',
+  `payload: ${hex(okPayload)}`,
+  `frame: ${frameHex(FrameType.Status, okPayload)}`,
+]);
 const md = { authorization: "Bearer t0k" };
-const mdPayload = envelope.encodeRequest(7, envelope.FLAG_END_STREAM, 250, utf8.encode(method), md, req);
-block(["vector: rpc-request-deadline-metadata", "type: 0x10", "call-id: 7", "flags: 0x07", "timeout-ms: 250", `method: ${method}`, "metadata-authorization: Bearer t0k", 'message-text: {"name":"Ada"}', `payload: ${hex(mdPayload)}`, `frame: ${frameHex(FrameType.Request, mdPayload)}`]);
-const errPayload = envelope.encodeStatus(7, Code.NotFound, "no user Ada", { "retry-after-ms": "100" }, undefined);
-block(["vector: rpc-error-status", "type: 0x13", "call-id: 7", "flags: 0x04", "code: 5", "detail: no user Ada", "trailer-retry-after-ms: 100", `payload: ${hex(errPayload)}`, `frame: ${frameHex(FrameType.Status, errPayload)}`]);
-const unimpl = envelope.encodeStatus(2, Code.Unimplemented, "method /nearwire.example.Greeter/Nope not found", undefined, undefined);
-block(["vector: rpc-unimplemented", "type: 0x13", "call-id: 2", "flags: 0x00", "code: 12", "detail: method /nearwire.example.Greeter/Nope not found", `payload: ${hex(unimpl)}`, `frame: ${frameHex(FrameType.Status, unimpl)}`]);
+const mdPayload = envelope.encodeRequest(
+  7,
+  envelope.FLAG_END_STREAM,
+  250,
+  utf8.encode(method),
+  md,
+  req,
+);
+block([
+  "vector: rpc-request-deadline-metadata",
+  "type: 0x10",
+  "call-id: 7",
+  "flags: 0x07",
+  "timeout-ms: 250",
+  `method: ${method}`,
+  "metadata-authorization: Bearer t0k",
+  'message-text: {"name":"Ada"}',
+  `payload: ${hex(mdPayload)}`,
+  `frame: ${frameHex(FrameType.Request, mdPayload)}`,
+]);
+const errPayload = envelope.encodeStatus(
+  7,
+  Code.NotFound,
+  "no user Ada",
+  { "retry-after-ms": "100" },
+  undefined,
+);
+block([
+  "vector: rpc-error-status",
+  "type: 0x13",
+  "call-id: 7",
+  "flags: 0x04",
+  "code: 5",
+  "detail: no user Ada",
+  "trailer-retry-after-ms: 100",
+  `payload: ${hex(errPayload)}`,
+  `frame: ${frameHex(FrameType.Status, errPayload)}`,
+]);
+const unimpl = envelope.encodeStatus(
+  2,
+  Code.Unimplemented,
+  "method /nearwire.example.Greeter/Nope not found",
+  undefined,
+  undefined,
+);
+block([
+  "vector: rpc-unimplemented",
+  "type: 0x13",
+  "call-id: 2",
+  "flags: 0x00",
+  "code: 12",
+  "detail: method /nearwire.example.Greeter/Nope not found",
+  `payload: ${hex(unimpl)}`,
+  `frame: ${frameHex(FrameType.Status, unimpl)}`,
+]);
 for (const [name, type, p, extra] of [
-  ["rpc-message", FrameType.Message, envelope.encodeMessage(3, req), ['message-text: {"name":"Ada"}']],
+  [
+    "rpc-message",
+    FrameType.Message,
+    envelope.encodeMessage(3, req),
+    ['message-text: {"name":"Ada"}'],
+  ],
   ["rpc-end", FrameType.End, envelope.encodeCallId(3), []],
   ["rpc-cancel", FrameType.Cancel, envelope.encodeCancel(3, Code.Canceled), ["code: 1"]],
   ["rpc-credit", FrameType.Credit, envelope.encodeCredit(3, 16), ["credit: 16"]],
 ] as const) {
-  block([`vector: ${name}`, `type: 0x${type.toString(16)}`, "call-id: 3", ...extra, `payload: ${hex(p)}`, `frame: ${frameHex(type, p)}`]);
+  block([
+    `vector: ${name}`,
+    `type: 0x${type.toString(16)}`,
+    "call-id: 3",
+    ...extra,
+    `payload: ${hex(p)}`,
+    `frame: ${frameHex(type, p)}`,
+  ]);
 }
 // A whole unary exchange as bytes on the wire, client side then server side.
-const clientHello = encodeFrame(FrameType.Hello, encodeHello({ version: PROTOCOL_VERSION, maxFrameBytes: DEFAULT_MAX_MESSAGE_BYTES + ENVELOPE_HEADROOM_BYTES }));
+const clientHello = encodeFrame(
+  FrameType.Hello,
+  encodeHello({
+    version: PROTOCOL_VERSION,
+    maxFrameBytes: DEFAULT_MAX_MESSAGE_BYTES + ENVELOPE_HEADROOM_BYTES,
+  }),
+);
 const clientBytes = Buffer.concat([clientHello, encodeFrame(FrameType.Request, reqPayload)]);
 const serverBytes = Buffer.concat([clientHello, encodeFrame(FrameType.Status, okPayload)]);
-block(["vector: rpc-unary-exchange", `method: ${method}`, `client-stream: ${hex(clientBytes)}`, `server-stream: ${hex(serverBytes)}`]);
+block([
+  "vector: rpc-unary-exchange",
+  `method: ${method}`,
+  `client-stream: ${hex(clientBytes)}`,
+  `server-stream: ${hex(serverBytes)}`,
+]);

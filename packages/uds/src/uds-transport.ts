@@ -1,11 +1,11 @@
 import {
+  createRpcTransport,
   DEFAULT_MAX_MESSAGE_BYTES,
   ENVELOPE_HEADROOM_BYTES,
   type RpcOptions,
   type Transport,
-  createRpcTransport,
 } from "@nearwire/core";
-import { type UdsChannelOptions, createUdsChannelProvider } from "./uds-channel-provider.js";
+import { createUdsChannelProvider, type UdsChannelOptions } from "./uds-channel-provider.js";
 
 /** Options of {@link createUdsTransport}: the channel's options plus the RPC engine's. */
 export interface UdsTransportOptions extends Omit<UdsChannelOptions, "maxFrameBytes">, RpcOptions {}
@@ -17,6 +17,9 @@ export interface UdsTransportOptions extends Omit<UdsChannelOptions, "maxFrameBy
  */
 export function createUdsTransport(options: UdsTransportOptions): Transport {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const provider = createUdsChannelProvider({ ...options, maxFrameBytes: maxMessageBytes + ENVELOPE_HEADROOM_BYTES });
+  const provider = createUdsChannelProvider({
+    ...options,
+    maxFrameBytes: maxMessageBytes + ENVELOPE_HEADROOM_BYTES,
+  });
   return createRpcTransport(provider, { ...options, maxMessageBytes });
 }

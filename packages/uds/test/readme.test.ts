@@ -21,13 +21,20 @@ describe("README examples", () => {
   it("greeter: `serve` in one process, `call` from another", async () => {
     const { file, dir } = materialize(blocks[0] ?? "");
     const env = { ...process.env, GREETER_ADDRESS: join(dir, "greeter.sock") };
-    const server = spawn(process.execPath, ["--import", "tsx", file, "serve"], { env, stdio: ["ignore", "pipe", "inherit"] });
+    const server = spawn(process.execPath, ["--import", "tsx", file, "serve"], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         server.stdout.on("data", (d: Buffer) => d.toString().includes("serving on") && resolve());
         server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
       });
-      const out = execFileSync(process.execPath, ["--import", "tsx", file, "call"], { env, encoding: "utf8", timeout: 30_000 });
+      const out = execFileSync(process.execPath, ["--import", "tsx", file, "call"], {
+        env,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
       assert.equal(out.trim(), "hello, Ada");
     } finally {
       const exited = new Promise((r) => server.once("exit", r));
@@ -40,7 +47,10 @@ describe("README examples", () => {
   it("channel layer: prints the echo", () => {
     const { file, dir } = materialize(blocks[1] ?? "");
     try {
-      const out = execFileSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8", timeout: 30_000 });
+      const out = execFileSync(process.execPath, ["--import", "tsx", file], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
       assert.match(out, /echo: hello over uds max payload: 4194304/);
       assert.match(out, /closed: clean/);
     } finally {

@@ -3,9 +3,9 @@ import { spawn } from "node:child_process";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Code, FrameType, envelope } from "@nearwire/core";
+import { field, hex, readVectors, type Vector } from "@nearwire/conformance";
+import { Code, envelope, FrameType } from "@nearwire/core";
 import { encodeFrame } from "@nearwire/frame";
-import { type Vector, field, hex, readVectors } from "@nearwire/conformance";
 import { tempDir } from "./helpers.js";
 
 const vectors = [...readVectors().values()].filter((v) => v.name.startsWith("rpc-"));
@@ -38,7 +38,14 @@ describe("PROTOCOL.md §5 vectors", () => {
           assert.equal(r.method, field(v, "method"));
           assert.deepEqual(r.metadata, metaOf("metadata-"));
           assert.deepEqual(r.message, text(v, "message-text"));
-          const again = envelope.encodeRequest(r.callId, r.flags, r.timeoutMs, utf8.encode(r.method), r.metadata, r.message);
+          const again = envelope.encodeRequest(
+            r.callId,
+            r.flags,
+            r.timeoutMs,
+            utf8.encode(r.method),
+            r.metadata,
+            r.message,
+          );
           assert.deepEqual(again, payload);
           break;
         }
@@ -49,7 +56,10 @@ describe("PROTOCOL.md §5 vectors", () => {
           assert.deepEqual(s.trailers, metaOf("trailer-"));
           if (v.fields.has("message-text")) assert.deepEqual(s.message, text(v, "message-text"));
           else assert.equal(s.message, undefined);
-          assert.deepEqual(envelope.encodeStatus(s.callId, s.code, s.detail, s.trailers, s.message), payload);
+          assert.deepEqual(
+            envelope.encodeStatus(s.callId, s.code, s.detail, s.trailers, s.message),
+            payload,
+          );
           break;
         }
         case FrameType.Message:
@@ -59,10 +69,16 @@ describe("PROTOCOL.md §5 vectors", () => {
           assert.equal(payload.byteLength, 4);
           break;
         case FrameType.Cancel:
-          assert.deepEqual(envelope.decodeCancel(payload), { callId: num(v, "call-id"), code: num(v, "code") });
+          assert.deepEqual(envelope.decodeCancel(payload), {
+            callId: num(v, "call-id"),
+            code: num(v, "code"),
+          });
           break;
         case FrameType.Credit:
-          assert.deepEqual(envelope.decodeCredit(payload), { callId: num(v, "call-id"), credit: num(v, "credit") });
+          assert.deepEqual(envelope.decodeCredit(payload), {
+            callId: num(v, "call-id"),
+            credit: num(v, "credit"),
+          });
           break;
         default:
           assert.fail(`unexpected type ${type}`);
@@ -77,7 +93,9 @@ describe("PROTOCOL.md §5.9 rpc-unary-exchange against a real server process", (
   let child: ReturnType<typeof spawn>;
   before(async () => {
     const fixture = fileURLToPath(new URL("./fixtures/greeter-server.ts", import.meta.url));
-    child = spawn(process.execPath, ["--import", "tsx", fixture, address], { stdio: ["ignore", "pipe", "inherit"] });
+    child = spawn(process.execPath, ["--import", "tsx", fixture, address], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise<void>((resolve, reject) => {
       child.stdout?.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
       child.once("exit", (c) => reject(new Error(`server exited ${c}`)));
@@ -111,7 +129,14 @@ describe("PROTOCOL.md §5.9 rpc-unary-exchange against a real server process", (
   });
 
   it("an error reply: an empty name gets INVALID_ARGUMENT on the wire", async () => {
-    const req = envelope.encodeRequest(9, envelope.FLAG_END_STREAM, 0, utf8.encode("/nearwire.example.Greeter/Say"), undefined, utf8.encode('{"name":""}'));
+    const req = envelope.encodeRequest(
+      9,
+      envelope.FLAG_END_STREAM,
+      0,
+      utf8.encode("/nearwire.example.Greeter/Say"),
+      undefined,
+      utf8.encode('{"name":""}'),
+    );
     const v = readVectors().get("rpc-unary-exchange") as Vector;
     const hello = hexOf(v, "client-stream").subarray(0, 25);
     const sock = net.connect(address);

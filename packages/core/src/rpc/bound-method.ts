@@ -1,7 +1,7 @@
 import { Code } from "../code.js";
 import type { Codec, MessageCodec } from "../codec.js";
 import { NearwireError } from "../nearwire-error.js";
-import { type MethodKind, type ServiceDefinition, methodPath } from "../service.js";
+import { type MethodKind, methodPath, type ServiceDefinition } from "../service.js";
 
 /** A method with its codec bound: what the engine needs per call, computed once. */
 export interface BoundMethod {
@@ -21,7 +21,8 @@ export function bindService(service: ServiceDefinition, codec: Codec): BoundMeth
   return Object.entries(service.methods).map(([name, def]) => {
     const path = methodPath(service, name);
     const pathBytes = utf8.encode(path);
-    if (pathBytes.byteLength > 255) throw new TypeError(`method path ${path} is ${pathBytes.byteLength} B > 255`);
+    if (pathBytes.byteLength > 255)
+      throw new TypeError(`method path ${path} is ${pathBytes.byteLength} B > 255`);
     return {
       name,
       path,
@@ -34,7 +35,12 @@ export function bindService(service: ServiceDefinition, codec: Codec): BoundMeth
 }
 
 /** Encodes with `codec`, mapping failures to INTERNAL and checking the size limit. */
-export function encodeChecked(codec: MessageCodec<unknown>, value: unknown, maxBytes: number, what: string): Uint8Array {
+export function encodeChecked(
+  codec: MessageCodec<unknown>,
+  value: unknown,
+  maxBytes: number,
+  what: string,
+): Uint8Array {
   let bytes: Uint8Array;
   try {
     bytes = codec.encode(value);
@@ -46,9 +52,13 @@ export function encodeChecked(codec: MessageCodec<unknown>, value: unknown, maxB
     });
   }
   if (bytes.byteLength > maxBytes) {
-    throw new NearwireError(Code.ResourceExhausted, `${what} ${bytes.byteLength} B > maxMessageBytes ${maxBytes}`, {
-      reason: "message-too-large",
-    });
+    throw new NearwireError(
+      Code.ResourceExhausted,
+      `${what} ${bytes.byteLength} B > maxMessageBytes ${maxBytes}`,
+      {
+        reason: "message-too-large",
+      },
+    );
   }
   return bytes;
 }
@@ -65,18 +75,26 @@ export function decodeChecked(
   what: string,
 ): unknown {
   if (bytes.byteLength > maxBytes) {
-    throw new NearwireError(Code.ResourceExhausted, `${what} ${bytes.byteLength} B > maxMessageBytes ${maxBytes}`, {
-      reason: "message-too-large",
-    });
+    throw new NearwireError(
+      Code.ResourceExhausted,
+      `${what} ${bytes.byteLength} B > maxMessageBytes ${maxBytes}`,
+      {
+        reason: "message-too-large",
+      },
+    );
   }
   const input = transient && codec.decodesInPlace ? bytes.slice() : bytes;
   try {
     return codec.decode(input);
   } catch (cause) {
     if (cause instanceof NearwireError) throw cause;
-    throw new NearwireError(Code.InvalidArgument, `${what} decode failed: ${(cause as Error).message}`, {
-      cause,
-      reason: "decode-failed",
-    });
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `${what} decode failed: ${(cause as Error).message}`,
+      {
+        cause,
+        reason: "decode-failed",
+      },
+    );
   }
 }

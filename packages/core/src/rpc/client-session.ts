@@ -5,8 +5,6 @@ import { NearwireError } from "../nearwire-error.js";
 import type { CallOptions } from "../transport.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
 import {
-  FLAG_END_STREAM,
-  INITIAL_CREDIT,
   decodeCredit,
   decodeStatus,
   encodeCallId,
@@ -14,6 +12,8 @@ import {
   encodeCredit,
   encodeMessage,
   encodeRequest,
+  FLAG_END_STREAM,
+  INITIAL_CREDIT,
   readCallId,
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
@@ -69,10 +69,16 @@ export class ClientSession {
     });
   }
 
-  serverStreaming(bound: BoundMethod, request: unknown, options: CallOptions | undefined): AsyncIterable<unknown> {
+  serverStreaming(
+    bound: BoundMethod,
+    request: unknown,
+    options: CallOptions | undefined,
+  ): AsyncIterable<unknown> {
     const inbound = new InboundStream<unknown>(
       () => call !== undefined && this.consumed(call),
-      () => call !== undefined && this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
+      () =>
+        call !== undefined &&
+        this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
     );
     const call = this.open(bound, options, (e) => inbound.fail(e));
     if (call === undefined) return inbound;
@@ -81,7 +87,11 @@ export class ClientSession {
     return inbound;
   }
 
-  clientStreaming(bound: BoundMethod, requests: AsyncIterable<unknown> | Iterable<unknown>, options: CallOptions | undefined): Promise<unknown> {
+  clientStreaming(
+    bound: BoundMethod,
+    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    options: CallOptions | undefined,
+  ): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const call = this.open(bound, options, reject);
       if (call === undefined) return;
@@ -90,10 +100,16 @@ export class ClientSession {
     });
   }
 
-  bidiStreaming(bound: BoundMethod, requests: AsyncIterable<unknown> | Iterable<unknown>, options: CallOptions | undefined): AsyncIterable<unknown> {
+  bidiStreaming(
+    bound: BoundMethod,
+    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    options: CallOptions | undefined,
+  ): AsyncIterable<unknown> {
     const inbound = new InboundStream<unknown>(
       () => call !== undefined && this.consumed(call),
-      () => call !== undefined && this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
+      () =>
+        call !== undefined &&
+        this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
     );
     const call = this.open(bound, options, (e) => inbound.fail(e));
     if (call === undefined) return inbound;
@@ -107,14 +123,25 @@ export class ClientSession {
     await this.channel.close();
   }
 
-  private open(bound: BoundMethod, options: CallOptions | undefined, reject: (e: NearwireError) => void): ClientCall | undefined {
+  private open(
+    bound: BoundMethod,
+    options: CallOptions | undefined,
+    reject: (e: NearwireError) => void,
+  ): ClientCall | undefined {
     if (this.closeError !== undefined || this.channel.closed) {
-      reject(this.closeError ?? new NearwireError(Code.Unavailable, "connection is closed", { reason: "peer-closed" }));
+      reject(
+        this.closeError ??
+          new NearwireError(Code.Unavailable, "connection is closed", { reason: "peer-closed" }),
+      );
       return undefined;
     }
     const signal = options?.signal;
     if (signal?.aborted) {
-      reject(new NearwireError(Code.Canceled, "call aborted before it started", { cause: signal.reason }));
+      reject(
+        new NearwireError(Code.Canceled, "call aborted before it started", {
+          cause: signal.reason,
+        }),
+      );
       return undefined;
     }
     let id = this.nextId;
@@ -138,7 +165,10 @@ export class ClientSession {
     this.calls.set(id, call);
     const timeoutMs = options?.timeoutMs;
     if (timeoutMs !== undefined) {
-      call.timer = setTimeout(() => this.cancel(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`), timeoutMs);
+      call.timer = setTimeout(
+        () => this.cancel(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
+        timeoutMs,
+      );
     }
     if (signal !== undefined) {
       call.onAbort = () => this.cancel(call, Code.Canceled, "call aborted by the caller");
@@ -155,20 +185,46 @@ export class ClientSession {
       this.settle(call, NearwireError.from(err, Code.Internal));
       return;
     }
-    const payload = encodeRequest(call.id, FLAG_END_STREAM, timeoutOf(options), call.bound.pathBytes, options?.metadata, bytes);
+    const payload = encodeRequest(
+      call.id,
+      FLAG_END_STREAM,
+      timeoutOf(options),
+      call.bound.pathBytes,
+      options?.metadata,
+      bytes,
+    );
     this.send(call, FrameType.Request, payload);
   }
 
-  private startStream(call: ClientCall, requests: AsyncIterable<unknown> | Iterable<unknown>, options: CallOptions | undefined): void {
+  private startStream(
+    call: ClientCall,
+    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    options: CallOptions | undefined,
+  ): void {
     call.credit = new OutboundCredit();
-    const payload = encodeRequest(call.id, 0, timeoutOf(options), call.bound.pathBytes, options?.metadata, undefined);
+    const payload = encodeRequest(
+      call.id,
+      0,
+      timeoutOf(options),
+      call.bound.pathBytes,
+      options?.metadata,
+      undefined,
+    );
     if (!this.send(call, FrameType.Request, payload)) return;
     this.pumpRequests(call, requests).catch((err) => {
-      if (!call.done) this.cancel(call, NearwireError.from(err, Code.Canceled).code, `request stream failed: ${(err as Error).message}`);
+      if (!call.done)
+        this.cancel(
+          call,
+          NearwireError.from(err, Code.Canceled).code,
+          `request stream failed: ${(err as Error).message}`,
+        );
     });
   }
 
-  private async pumpRequests(call: ClientCall, requests: AsyncIterable<unknown> | Iterable<unknown>): Promise<void> {
+  private async pumpRequests(
+    call: ClientCall,
+    requests: AsyncIterable<unknown> | Iterable<unknown>,
+  ): Promise<void> {
     const channel = this.channel;
     const credit = call.credit as OutboundCredit;
     for await (const request of requests) {
@@ -224,7 +280,13 @@ export class ClientSession {
           if (call.inbound !== undefined) {
             this.settle(call, undefined);
           } else if (!call.hasLast) {
-            this.settle(call, new NearwireError(Code.Internal, `${call.bound.kind} call ended OK without a response message`));
+            this.settle(
+              call,
+              new NearwireError(
+                Code.Internal,
+                `${call.bound.kind} call ended OK without a response message`,
+              ),
+            );
           } else {
             this.settle(call, undefined, call.last);
           }
@@ -241,9 +303,13 @@ export class ClientSession {
           return;
         }
         default:
-          throw new NearwireError(Code.Internal, `unexpected frame type 0x${type.toString(16)} on a client connection`, {
-            reason: "unknown-frame-type",
-          });
+          throw new NearwireError(
+            Code.Internal,
+            `unexpected frame type 0x${type.toString(16)} on a client connection`,
+            {
+              reason: "unknown-frame-type",
+            },
+          );
       }
     } catch (err) {
       void this.channel.close(NearwireError.from(err, Code.Internal));
@@ -254,7 +320,13 @@ export class ClientSession {
     if (call.done) return;
     let value: unknown;
     try {
-      value = decodeChecked(call.bound.output, bytes, this.channel.transientPayloads, this.maxMessageBytes, "response");
+      value = decodeChecked(
+        call.bound.output,
+        bytes,
+        this.channel.transientPayloads,
+        this.maxMessageBytes,
+        "response",
+      );
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
       this.cancel(call, e.code, e.message);
@@ -262,7 +334,9 @@ export class ClientSession {
     }
     if (call.inbound !== undefined) {
       if (call.inbound.buffered >= INITIAL_CREDIT * 2) {
-        throw new NearwireError(Code.Internal, `call ${call.id}: server sent past its credit`, { reason: "protocol-violation" });
+        throw new NearwireError(Code.Internal, `call ${call.id}: server sent past its credit`, {
+          reason: "protocol-violation",
+        });
       }
       call.inbound.push(value);
     } else {
@@ -272,7 +346,12 @@ export class ClientSession {
   }
 
   /** Ends a call locally: resolves/ends with `value` when `error` is undefined, else fails. */
-  private settle(call: ClientCall, error: NearwireError | undefined, value?: unknown, keepBuffered = false): void {
+  private settle(
+    call: ClientCall,
+    error: NearwireError | undefined,
+    value?: unknown,
+    keepBuffered = false,
+  ): void {
     if (call.done) return;
     call.done = true;
     this.calls.delete(call.id);
@@ -292,7 +371,10 @@ export class ClientSession {
 
   private onClose(error: NearwireError | undefined): void {
     const message = error === undefined ? "connection closed" : `connection lost: ${error.message}`;
-    this.closeError = new NearwireError(Code.Unavailable, message, { reason: "peer-closed", ...(error ? { cause: error } : {}) });
+    this.closeError = new NearwireError(Code.Unavailable, message, {
+      reason: "peer-closed",
+      ...(error ? { cause: error } : {}),
+    });
     for (const call of [...this.calls.values()]) this.settle(call, this.closeError);
     this.resolveClosed(error);
   }

@@ -30,12 +30,21 @@ export const INITIAL_CREDIT = 32;
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
 
+function putU32(out: Uint8Array, at: number, n: number): void {
+  out[at] = n >>> 24;
+  out[at + 1] = n >>> 16;
+  out[at + 2] = n >>> 8;
+  out[at + 3] = n;
+}
+
 function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function malformed(what: string): NearwireError {
-  return new NearwireError(Code.Internal, `malformed ${what} frame`, { reason: "protocol-violation" });
+  return new NearwireError(Code.Internal, `malformed ${what} frame`, {
+    reason: "protocol-violation",
+  });
 }
 
 function encodedMetadata(md: Metadata | undefined): Uint8Array[] | undefined {
@@ -51,7 +60,8 @@ function encodedMetadata(md: Metadata | undefined): Uint8Array[] | undefined {
 
 function metadataSize(parts: Uint8Array[]): number {
   let n = 2;
-  for (let i = 0; i < parts.length; i += 2) n += 2 + (parts[i]?.byteLength ?? 0) + 4 + (parts[i + 1]?.byteLength ?? 0);
+  for (let i = 0; i < parts.length; i += 2)
+    n += 2 + (parts[i]?.byteLength ?? 0) + 4 + (parts[i + 1]?.byteLength ?? 0);
   return n;
 }
 
@@ -62,7 +72,8 @@ function writeMetadata(out: Uint8Array, dv: DataView, at: number, parts: Uint8Ar
   for (let i = 0; i < parts.length; i += 2) {
     const k = parts[i] as Uint8Array;
     const v = parts[i + 1] as Uint8Array;
-    if (k.byteLength > 0xffff) throw new NearwireError(Code.InvalidArgument, `metadata key ${k.byteLength} B > 65535`);
+    if (k.byteLength > 0xffff)
+      throw new NearwireError(Code.InvalidArgument, `metadata key ${k.byteLength} B > 65535`);
     dv.setUint16(o, k.byteLength);
     out.set(k, o + 2);
     o += 2 + k.byteLength;
@@ -73,7 +84,12 @@ function writeMetadata(out: Uint8Array, dv: DataView, at: number, parts: Uint8Ar
   return o;
 }
 
-function readMetadata(bytes: Uint8Array, dv: DataView, at: number, what: string): [Metadata, number] {
+function readMetadata(
+  bytes: Uint8Array,
+  dv: DataView,
+  at: number,
+  what: string,
+): [Metadata, number] {
   let o = at;
   if (o + 2 > bytes.byteLength) throw malformed(what);
   const count = dv.getUint16(o);
@@ -129,14 +145,13 @@ export function encodeRequest(
   const head = 10 + methodBytes.byteLength;
   const size = head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0);
   const out = new Uint8Array(size);
-  const dv = view(out);
-  dv.setUint32(0, callId);
+  putU32(out, 0, callId);
   out[4] = f;
-  dv.setUint32(5, timeoutMs);
+  putU32(out, 5, timeoutMs);
   out[9] = methodBytes.byteLength;
   out.set(methodBytes, 10);
   let o = head;
-  if (md !== undefined) o = writeMetadata(out, dv, o, md);
+  if (md !== undefined) o = writeMetadata(out, view(out), o, md);
   if (message !== undefined) out.set(message, o);
   return out;
 }
@@ -144,18 +159,17 @@ export function encodeRequest(
 /** Decodes a REQUEST payload; throws INTERNAL `protocol-violation` when malformed. */
 export function decodeRequest(p: Uint8Array): RequestFrame {
   if (p.byteLength < 10) throw malformed("REQUEST");
-  const dv = view(p);
   const flags = p[4] as number;
   const ml = p[9] as number;
   if (10 + ml > p.byteLength || ml === 0) throw malformed("REQUEST");
   const method = latin1OrUtf8(p, 10, ml, "REQUEST");
   let o = 10 + ml;
   let metadata: Metadata | undefined;
-  if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, dv, o, "REQUEST");
+  if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
   let message: Uint8Array | undefined;
   if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
   else if (o !== p.byteLength) throw malformed("REQUEST");
-  return { callId: dv.getUint32(0), flags, timeoutMs: dv.getUint32(5), method, metadata, message };
+  return { callId: readU32(p, 0), flags, timeoutMs: readU32(p, 5), method, metadata, message };
 }
 
 function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: string): string {
@@ -170,7 +184,7 @@ function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: string): str
 /** Encodes a MESSAGE payload. */
 export function encodeMessage(callId: number, message: Uint8Array): Uint8Array {
   const out = new Uint8Array(4 + message.byteLength);
-  view(out).setUint32(0, callId);
+  putU32(out, 0, callId);
   out.set(message, 4);
   return out;
 }
@@ -182,10 +196,20 @@ export function encodeCallId(callId: number): Uint8Array {
   return out;
 }
 
+function readU32(p: Uint8Array, at: number): number {
+  return (
+    (((p[at] as number) << 24) |
+      ((p[at + 1] as number) << 16) |
+      ((p[at + 2] as number) << 8) |
+      (p[at + 3] as number)) >>>
+    0
+  );
+}
+
 /** Reads the call id at the start of any RPC payload; throws when shorter than 4 bytes. */
 export function readCallId(p: Uint8Array, what: string): number {
   if (p.byteLength < 4) throw malformed(what);
-  return (((p[0] as number) << 24) | ((p[1] as number) << 16) | ((p[2] as number) << 8) | (p[3] as number)) >>> 0;
+  return readU32(p, 0);
 }
 
 /** A decoded STATUS. */
@@ -212,15 +236,17 @@ export function encodeStatus(
   if (md !== undefined) flags |= FLAG_HAS_METADATA;
   if (message !== undefined) flags |= FLAG_HAS_MESSAGE;
   const head = 8 + d.byteLength;
-  const out = new Uint8Array(head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0));
-  const dv = view(out);
-  dv.setUint32(0, callId);
+  const out = new Uint8Array(
+    head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0),
+  );
+  putU32(out, 0, callId);
   out[4] = flags;
   out[5] = code;
-  dv.setUint16(6, d.byteLength);
+  out[6] = d.byteLength >>> 8;
+  out[7] = d.byteLength;
   out.set(d, 8);
   let o = head;
-  if (md !== undefined) o = writeMetadata(out, dv, o, md);
+  if (md !== undefined) o = writeMetadata(out, view(out), o, md);
   if (message !== undefined) out.set(message, o);
   return out;
 }
@@ -228,20 +254,19 @@ export function encodeStatus(
 /** Decodes a STATUS payload; throws INTERNAL `protocol-violation` when malformed. */
 export function decodeStatus(p: Uint8Array): StatusFrame {
   if (p.byteLength < 8) throw malformed("STATUS");
-  const dv = view(p);
   const flags = p[4] as number;
   const code = p[5] as number;
   if (!isCode(code)) throw malformed("STATUS");
-  const dl = dv.getUint16(6);
+  const dl = ((p[6] as number) << 8) | (p[7] as number);
   if (8 + dl > p.byteLength) throw malformed("STATUS");
   const detail = dl === 0 ? "" : decodeText(p.subarray(8, 8 + dl), "STATUS");
   let o = 8 + dl;
   let trailers: Metadata | undefined;
-  if (flags & FLAG_HAS_METADATA) [trailers, o] = readMetadata(p, dv, o, "STATUS");
+  if (flags & FLAG_HAS_METADATA) [trailers, o] = readMetadata(p, view(p), o, "STATUS");
   let message: Uint8Array | undefined;
   if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
   else if (o !== p.byteLength) throw malformed("STATUS");
-  return { callId: dv.getUint32(0), code, detail, trailers, message };
+  return { callId: readU32(p, 0), code, detail, trailers, message };
 }
 
 /** Encodes a CANCEL payload. */

@@ -45,12 +45,18 @@ export class RpcServer implements Server, ServerSessionHost {
   }
 
   get address(): string {
-    if (this.listener === undefined) throw new NearwireError(Code.FailedPrecondition, "server is not listening");
+    if (this.listener === undefined)
+      throw new NearwireError(Code.FailedPrecondition, "server is not listening");
     return this.listener.address;
   }
 
-  addService<S extends ServiceDefinition>(service: S, impl: ServiceImpl<S>, options: BindOptions): this {
-    if (this.listener !== undefined) throw new NearwireError(Code.FailedPrecondition, "addService after listen");
+  addService<S extends ServiceDefinition>(
+    service: S,
+    impl: ServiceImpl<S>,
+    options: BindOptions,
+  ): this {
+    if (this.listener !== undefined)
+      throw new NearwireError(Code.FailedPrecondition, "addService after listen");
     for (const bound of bindService(service, options.codec)) {
       const fn = (impl as Record<string, unknown>)[bound.name];
       if (typeof fn !== "function") throw new TypeError(`no handler for ${bound.path}`);
@@ -61,10 +67,15 @@ export class RpcServer implements Server, ServerSessionHost {
   }
 
   async listen(): Promise<void> {
-    if (this.listener !== undefined) throw new NearwireError(Code.FailedPrecondition, "server is already listening");
+    if (this.listener !== undefined)
+      throw new NearwireError(Code.FailedPrecondition, "server is already listening");
     this.listener = await this.provider.listen((channel) => {
       if (this.draining) {
-        void channel.close(new NearwireError(Code.Unavailable, "server is shutting down", { reason: "server-closing" }));
+        void channel.close(
+          new NearwireError(Code.Unavailable, "server is shutting down", {
+            reason: "server-closing",
+          }),
+        );
         return;
       }
       this.sessions.add(new ServerSession(channel, this));
@@ -85,7 +96,11 @@ export class RpcServer implements Server, ServerSessionHost {
       });
     }
     this.idleWaiter = undefined;
-    await Promise.all([...this.sessions].map((s) => s.shutdown(Code.Unavailable, "server closed before the call finished")));
+    await Promise.all(
+      [...this.sessions].map((s) =>
+        s.shutdown(Code.Unavailable, "server closed before the call finished"),
+      ),
+    );
   }
 
   sessionClosed(session: ServerSession): void {

@@ -1,6 +1,12 @@
 import type { Channel, ChannelProvider } from "../channel.js";
 import type { ServiceDefinition } from "../service.js";
-import type { BindOptions, CallOptions, Client, ClientConnection, Transport } from "../transport.js";
+import type {
+  BindOptions,
+  CallOptions,
+  Client,
+  ClientConnection,
+  Transport,
+} from "../transport.js";
 import { bindService } from "./bound-method.js";
 import { ClientSession } from "./client-session.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type RpcOptions, RpcServer } from "./rpc-server.js";
@@ -32,13 +38,16 @@ export function connectRpc(channel: Channel, options: RpcOptions = {}): ClientCo
             client[bound.name] = (req: unknown, o?: CallOptions) => session.unary(bound, req, o);
             break;
           case "server_streaming":
-            client[bound.name] = (req: unknown, o?: CallOptions) => session.serverStreaming(bound, req, o);
+            client[bound.name] = (req: unknown, o?: CallOptions) =>
+              session.serverStreaming(bound, req, o);
             break;
           case "client_streaming":
-            client[bound.name] = (reqs: AsyncIterable<unknown>, o?: CallOptions) => session.clientStreaming(bound, reqs, o);
+            client[bound.name] = (reqs: AsyncIterable<unknown>, o?: CallOptions) =>
+              session.clientStreaming(bound, reqs, o);
             break;
           case "bidi_streaming":
-            client[bound.name] = (reqs: AsyncIterable<unknown>, o?: CallOptions) => session.bidiStreaming(bound, reqs, o);
+            client[bound.name] = (reqs: AsyncIterable<unknown>, o?: CallOptions) =>
+              session.bidiStreaming(bound, reqs, o);
             break;
         }
       }

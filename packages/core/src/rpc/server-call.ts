@@ -3,7 +3,7 @@ import { NearwireError } from "../nearwire-error.js";
 import type { HandlerContext, Metadata } from "../transport.js";
 import type { BoundMethod } from "./bound-method.js";
 import type { InboundStream } from "./inbound-stream.js";
-import { OutboundCredit } from "./outbound-credit.js";
+import type { OutboundCredit } from "./outbound-credit.js";
 
 const EMPTY: Metadata = Object.freeze({}) as Metadata;
 
@@ -26,7 +26,8 @@ export class ServerCall implements HandlerContext {
   consumed = 0;
   /** Unary and server-streaming calls collect their one request here when it is not inline. */
   single: { value?: unknown; count: number } | undefined;
-  readonly credit = new OutboundCredit();
+  /** Credit for the responses this call may send; made for streaming responses only. */
+  credit: OutboundCredit | undefined;
 
   constructor(
     readonly id: number,
@@ -64,7 +65,7 @@ export class ServerCall implements HandlerContext {
     this.abortReason = err;
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.controller?.abort(err);
-    this.credit.fail(err);
+    this.credit?.fail(err);
     this.inbound?.fail(err);
   }
 }

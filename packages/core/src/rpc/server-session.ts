@@ -4,23 +4,27 @@ import { FrameType } from "../frame-type.js";
 import { NearwireError } from "../nearwire-error.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
 import {
-  FLAG_END_STREAM,
-  INITIAL_CREDIT,
-  type RequestFrame,
   decodeCancel,
   decodeCredit,
   decodeRequest,
   encodeCredit,
   encodeMessage,
   encodeStatus,
+  FLAG_END_STREAM,
+  INITIAL_CREDIT,
+  type RequestFrame,
   readCallId,
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
+import { OutboundCredit } from "./outbound-credit.js";
 import { ServerCall } from "./server-call.js";
 
 /** What a session needs from its server. */
 export interface ServerSessionHost {
-  readonly methods: ReadonlyMap<string, { bound: BoundMethod; impl: (...args: never[]) => unknown }>;
+  readonly methods: ReadonlyMap<
+    string,
+    { bound: BoundMethod; impl: (...args: never[]) => unknown }
+  >;
   readonly maxMessageBytes: number;
   readonly draining: boolean;
   sessionClosed(session: ServerSession): void;
@@ -76,11 +80,14 @@ export class ServerSession {
         }
         case FrameType.Credit: {
           const { callId, credit } = decodeCredit(payload);
-          this.calls.get(callId)?.credit.grant(credit);
+          this.calls.get(callId)?.credit?.grant(credit);
           return;
         }
         default:
-          throw protocolError(`unexpected frame type 0x${type.toString(16)} on a server connection`, "unknown-frame-type");
+          throw protocolError(
+            `unexpected frame type 0x${type.toString(16)} on a server connection`,
+            "unknown-frame-type",
+          );
       }
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
@@ -97,7 +104,13 @@ export class ServerSession {
     }
     const entry = this.host.methods.get(req.method);
     if (entry === undefined) {
-      this.sendStatus(id, Code.Unimplemented, `method ${req.method} not found`, undefined, undefined);
+      this.sendStatus(
+        id,
+        Code.Unimplemented,
+        `method ${req.method} not found`,
+        undefined,
+        undefined,
+      );
       return;
     }
     const { bound } = entry;
@@ -137,7 +150,11 @@ export class ServerSession {
     if (call.single !== undefined) {
       call.single.count++;
       if (call.single.count > 1) {
-        this.finish(call, Code.InvalidArgument, `${call.bound.kind} call got more than one request message`);
+        this.finish(
+          call,
+          Code.InvalidArgument,
+          `${call.bound.kind} call got more than one request message`,
+        );
         return;
       }
       const input = this.decodeRequestMessage(call, bytes);
@@ -159,7 +176,11 @@ export class ServerSession {
     const single = call.single;
     if (single !== undefined) {
       if (single.count !== 1) {
-        this.finish(call, Code.InvalidArgument, `${call.bound.kind} call got ${single.count} request messages`);
+        this.finish(
+          call,
+          Code.InvalidArgument,
+          `${call.bound.kind} call got ${single.count} request messages`,
+        );
         return;
       }
       call.single = undefined;
@@ -172,7 +193,13 @@ export class ServerSession {
 
   private decodeRequestMessage(call: ServerCall, bytes: Uint8Array): unknown {
     try {
-      return decodeChecked(call.bound.input, bytes, this.channel.transientPayloads, this.host.maxMessageBytes, "request");
+      return decodeChecked(
+        call.bound.input,
+        bytes,
+        this.channel.transientPayloads,
+        this.host.maxMessageBytes,
+        "request",
+      );
     } catch (err) {
       const e = NearwireError.from(err, Code.InvalidArgument);
       this.finish(call, e.code, e.message);
@@ -216,10 +243,12 @@ export class ServerSession {
 
   private async pump(call: ServerCall, source: AsyncIterable<unknown>): Promise<void> {
     const channel = this.channel;
+    const credit = new OutboundCredit();
+    call.credit = credit;
     for await (const value of source) {
       if (call.finished) return;
       const bytes = encodeChecked(call.bound.output, value, this.host.maxMessageBytes, "response");
-      const wait = call.credit.take();
+      const wait = credit.take();
       if (wait !== undefined) await wait;
       if (call.finished) return;
       if (!channel.send(FrameType.Message, encodeMessage(call.id, bytes))) await channel.drained();
@@ -247,7 +276,12 @@ export class ServerSession {
   }
 
   /** Sends the final STATUS (once) and forgets the call. */
-  private finish(call: ServerCall, code: Code, message: string, trailers?: Record<string, string>): void {
+  private finish(
+    call: ServerCall,
+    code: Code,
+    message: string,
+    trailers?: Record<string, string>,
+  ): void {
     if (!call.finished) {
       call.finished = true;
       let md = call.trailersIfAny;
@@ -279,7 +313,10 @@ export class ServerSession {
       // The response (or its trailers) does not fit the channel: tell the client why instead.
       const e = NearwireError.from(err, Code.Internal);
       if (this.channel.closed) return;
-      this.channel.send(FrameType.Status, encodeStatus(id, e.code, `response not sent: ${e.message}`, undefined, undefined));
+      this.channel.send(
+        FrameType.Status,
+        encodeStatus(id, e.code, `response not sent: ${e.message}`, undefined, undefined),
+      );
     }
   }
 
@@ -297,6 +334,9 @@ export class ServerSession {
 
 const NOTHING: unique symbol = Symbol("nothing");
 
-function protocolError(message: string, reason: "protocol-violation" | "unknown-frame-type" = "protocol-violation"): NearwireError {
+function protocolError(
+  message: string,
+  reason: "protocol-violation" | "unknown-frame-type" = "protocol-violation",
+): NearwireError {
   return new NearwireError(Code.Internal, message, { reason });
 }

@@ -62,6 +62,10 @@ class PairEnd implements Channel {
   peerClosed(error?: NearwireError): void {
     if (this.closed) return;
     this.closed = true;
-    this.handler?.onClose(error === undefined ? undefined : new NearwireError(Code.Unavailable, "peer closed", { reason: "peer-closed" }));
+    this.handler?.onClose(
+      error === undefined
+        ? undefined
+        : new NearwireError(Code.Unavailable, "peer closed", { reason: "peer-closed" }),
+    );
   }
 }
