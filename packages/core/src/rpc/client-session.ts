@@ -9,7 +9,6 @@ import {
   decodeStatus,
   encodeCallId,
   encodeCancel,
-  encodeCredit,
   encodeMessage,
   encodeRequest,
   FLAG_END_STREAM,
@@ -17,7 +16,7 @@ import {
   readCallId,
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
-import { OutboundCredit } from "./outbound-credit.js";
+import { OutboundCredit, returnCredit } from "./outbound-credit.js";
 
 /** Client-side state of one call. */
 interface ClientCall {
@@ -61,12 +60,7 @@ export class ClientSession {
   }
 
   unary(bound: BoundMethod, request: unknown, options: CallOptions | undefined): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const call = this.open(bound, options, reject);
-      if (call === undefined) return;
-      call.resolve = resolve;
-      this.sendRequest(call, request, options);
-    });
+    return this.single(bound, options, (call) => this.sendRequest(call, request, options));
   }
 
   serverStreaming(
@@ -74,17 +68,7 @@ export class ClientSession {
     request: unknown,
     options: CallOptions | undefined,
   ): AsyncIterable<unknown> {
-    const inbound = new InboundStream<unknown>(
-      () => call !== undefined && this.consumed(call),
-      () =>
-        call !== undefined &&
-        this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
-    );
-    const call = this.open(bound, options, (e) => inbound.fail(e));
-    if (call === undefined) return inbound;
-    call.inbound = inbound;
-    this.sendRequest(call, request, options);
-    return inbound;
+    return this.streamed(bound, options, (call) => this.sendRequest(call, request, options));
   }
 
   clientStreaming(
@@ -92,18 +76,36 @@ export class ClientSession {
     requests: AsyncIterable<unknown> | Iterable<unknown>,
     options: CallOptions | undefined,
   ): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const call = this.open(bound, options, reject);
-      if (call === undefined) return;
-      call.resolve = resolve;
-      this.startStream(call, requests, options);
-    });
+    return this.single(bound, options, (call) => this.startStream(call, requests, options));
   }
 
   bidiStreaming(
     bound: BoundMethod,
     requests: AsyncIterable<unknown> | Iterable<unknown>,
     options: CallOptions | undefined,
+  ): AsyncIterable<unknown> {
+    return this.streamed(bound, options, (call) => this.startStream(call, requests, options));
+  }
+
+  /** A call answered by one response message (unary, client-streaming). */
+  private single(
+    bound: BoundMethod,
+    options: CallOptions | undefined,
+    start: (call: ClientCall) => void,
+  ): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const call = this.open(bound, options, reject);
+      if (call === undefined) return;
+      call.resolve = resolve;
+      start(call);
+    });
+  }
+
+  /** A call answered by a stream of responses (server-streaming, bidi). */
+  private streamed(
+    bound: BoundMethod,
+    options: CallOptions | undefined,
+    start: (call: ClientCall) => void,
   ): AsyncIterable<unknown> {
     const inbound = new InboundStream<unknown>(
       () => call !== undefined && this.consumed(call),
@@ -114,7 +116,7 @@ export class ClientSession {
     const call = this.open(bound, options, (e) => inbound.fail(e));
     if (call === undefined) return inbound;
     call.inbound = inbound;
-    this.startStream(call, requests, options);
+    start(call);
     return inbound;
   }
 
@@ -249,11 +251,7 @@ export class ClientSession {
   }
 
   private consumed(call: ClientCall): void {
-    call.consumed++;
-    if (call.consumed >= INITIAL_CREDIT / 2 && !call.done) {
-      this.channel.send(FrameType.Credit, encodeCredit(call.id, call.consumed));
-      call.consumed = 0;
-    }
+    call.consumed = returnCredit(this.channel, call.id, call.consumed + 1, call.done);
   }
 
   /** The caller gives up: fail locally and tell the server. */

@@ -1,5 +1,7 @@
+import type { Channel } from "../channel.js";
+import { FrameType } from "../frame-type.js";
 import type { NearwireError } from "../nearwire-error.js";
-import { INITIAL_CREDIT } from "./envelope.js";
+import { encodeCredit, INITIAL_CREDIT } from "./envelope.js";
 
 /**
  * The sending side's view of a call's credit: how many more messages the peer has agreed to
@@ -45,4 +47,20 @@ export class OutboundCredit {
     this.failWaiter = undefined;
     f?.(error);
   }
+}
+
+/**
+ * The receiving side of credit: called with the number of messages consumed since the last
+ * grant; sends CREDIT for them once half the initial window is consumed (and the call is
+ * still open) and returns what remains ungranted (0 after a grant).
+ */
+export function returnCredit(
+  channel: Channel,
+  callId: number,
+  consumed: number,
+  ended: boolean,
+): number {
+  if (consumed < INITIAL_CREDIT / 2 || ended) return consumed;
+  channel.send(FrameType.Credit, encodeCredit(callId, consumed));
+  return 0;
 }

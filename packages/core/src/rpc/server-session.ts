@@ -7,7 +7,6 @@ import {
   decodeCancel,
   decodeCredit,
   decodeRequest,
-  encodeCredit,
   encodeMessage,
   encodeStatus,
   FLAG_END_STREAM,
@@ -16,7 +15,7 @@ import {
   readCallId,
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
-import { OutboundCredit } from "./outbound-credit.js";
+import { OutboundCredit, returnCredit } from "./outbound-credit.js";
 import { ServerCall } from "./server-call.js";
 
 /** What a session needs from its server. */
@@ -208,11 +207,7 @@ export class ServerSession {
   }
 
   private consumed(call: ServerCall): void {
-    call.consumed++;
-    if (call.consumed >= INITIAL_CREDIT / 2 && !call.finished) {
-      this.channel.send(FrameType.Credit, encodeCredit(call.id, call.consumed));
-      call.consumed = 0;
-    }
+    call.consumed = returnCredit(this.channel, call.id, call.consumed + 1, call.finished);
   }
 
   private run(call: ServerCall, impl: AnyImpl, input: unknown): void {
