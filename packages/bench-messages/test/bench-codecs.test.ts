@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { test } from "node:test";
 import { FlatbuffersVerifier } from "@nearwire/codec-flatbuffers";
+import { codecSuite } from "@nearwire/conformance";
 import type { MessageCodec, MessageType } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
-import fc from "fast-check";
+import type fc from "fast-check";
 import { ByteBuffer } from "flatbuffers";
 import { arbitraries } from "../src/arbitraries.js";
 import {
@@ -27,25 +28,12 @@ const types: Record<Key, MessageType<unknown>> = {
 };
 const keys = Object.keys(types) as Key[];
 const codecNames = Object.keys(benchCodecs) as (keyof typeof benchCodecs)[];
-const SEED = 0x5eed;
 
 function codecOf(name: keyof typeof benchCodecs, key: Key): MessageCodec<unknown> {
   return benchCodecs[name].forType(types[key]);
 }
 
 const canon = (key: Key, v: unknown): unknown => (canonical[key] as (v: unknown) => unknown)(v);
-
-function randomBytes(seed: number, n: number): Uint8Array {
-  let x = seed >>> 0 || 1;
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 /** Decodes `bytes`: a value, or INVALID_ARGUMENT decode-failed; anything else fails the test. */
 function tryDecode(codec: MessageCodec<unknown>, bytes: Uint8Array): "ok" | "failed" {
@@ -60,14 +48,63 @@ function tryDecode(codec: MessageCodec<unknown>, bytes: Uint8Array): "ok" | "fai
   }
 }
 
-/**
- * Formats that reject every strict prefix of a valid encoding. Protobuf cannot (a cut at a field
- * boundary is a valid shorter message); FlatBuffers accepts a cut that drops only trailing
- * alignment padding, and then decodes the full value.
- */
-const prefixStrict = new Set(["json", "msgpack", "raw"]);
-/** Formats whose decoders reject nearly all random input (schema-less ones accept what parses). */
-const randomStrict = new Set(["flatbuffers", "raw"]);
+/** Edge values per message type, beyond `sampleMessages`. */
+const edges: Record<Key, unknown[]> = {
+  tick: [
+    {
+      symbolId: 0,
+      seq: 0,
+      timestampNs: 0,
+      bid: 0,
+      ask: 0,
+      bidSize: 0,
+      askSize: 0,
+      flags: 0,
+    },
+    {
+      symbolId: 0xffffffff,
+      seq: 2 ** 53 - 1,
+      timestampNs: 2 ** 53 - 1,
+      bid: Number.MAX_VALUE,
+      ask: Number.MIN_VALUE,
+      bidSize: 0xffffffff,
+      askSize: 1,
+      flags: 0xffffffff,
+    },
+  ],
+  request: [
+    {
+      id: "",
+      traceId: "",
+      method: "",
+      user: "",
+      tags: [],
+      deadlineMs: 0,
+      priority: 0,
+      body: new Uint8Array(0),
+    },
+    {
+      id: "ünïcødé 😀𝄞",
+      traceId: "日本語",
+      method: "\u0000",
+      user: "a".repeat(1000),
+      tags: ["", "😀"],
+      deadlineMs: 2 ** 53 - 1,
+      priority: 0xffffffff,
+      body: new Uint8Array(300).fill(255),
+    },
+  ],
+  metric: [
+    { timestampMs: 0, name: "", value: -1.5e-300, tags: {} },
+    {
+      timestampMs: 2 ** 53 - 1,
+      name: "😀",
+      value: -Number.MAX_VALUE,
+      tags: { "": "", ключ: "значение 😀" },
+    },
+  ],
+  chunk: [makeChunk(0), { ...makeChunk(1 << 20, 0xffffffff), last: true }, makeChunk(64, 1)],
+};
 
 test("sample sizes are representative", () => {
   assert.equal(codecOf("raw", "tick").encode(sampleMessages.tick).byteLength, 48);
@@ -82,151 +119,48 @@ test("sample sizes are representative", () => {
 });
 
 for (const name of codecNames) {
-  describe(`${name}`, () => {
-    test("every message type resolves; unknown types are NOT_FOUND", () => {
-      assert.equal(benchCodecs[name].name, name);
-      for (const key of keys) assert.ok(codecOf(name, key));
-      if (name === "json" || name === "msgpack") return; // schema-less: every type name resolves
-      assert.throws(
-        () => benchCodecs[name].forType({ name: "nearwire.bench.Nope" }),
-        (e: unknown) => e instanceof NearwireError && e.code === Code.NotFound,
-      );
-    });
-
-    for (const key of keys) {
-      test(`${key}: samples and edge values round-trip`, () => {
-        const codec = codecOf(name, key);
-        assert.deepStrictEqual(
-          canon(key, codec.decode(codec.encode(sampleMessages[key]))),
-          sampleMessages[key],
-        );
-        const edges: Record<Key, unknown[]> = {
-          tick: [
-            {
-              symbolId: 0,
-              seq: 0,
-              timestampNs: 0,
-              bid: 0,
-              ask: 0,
-              bidSize: 0,
-              askSize: 0,
-              flags: 0,
-            },
-            {
-              symbolId: 0xffffffff,
-              seq: 2 ** 53 - 1,
-              timestampNs: 2 ** 53 - 1,
-              bid: Number.MAX_VALUE,
-              ask: Number.MIN_VALUE,
-              bidSize: 0xffffffff,
-              askSize: 1,
-              flags: 0xffffffff,
-            },
-          ],
-          request: [
-            {
-              id: "",
-              traceId: "",
-              method: "",
-              user: "",
-              tags: [],
-              deadlineMs: 0,
-              priority: 0,
-              body: new Uint8Array(0),
-            },
-            {
-              id: "ünïcødé 😀𝄞",
-              traceId: "日本語",
-              method: "\u0000",
-              user: "a".repeat(1000),
-              tags: ["", "😀"],
-              deadlineMs: 2 ** 53 - 1,
-              priority: 0xffffffff,
-              body: new Uint8Array(300).fill(255),
-            },
-          ],
-          metric: [
-            { timestampMs: 0, name: "", value: -1.5e-300, tags: {} },
-            {
-              timestampMs: 2 ** 53 - 1,
-              name: "😀",
-              value: -Number.MAX_VALUE,
-              tags: { "": "", ключ: "значение 😀" },
-            },
-          ],
-          chunk: [
-            makeChunk(0),
-            { ...makeChunk(1 << 20, 0xffffffff), last: true },
-            makeChunk(64, 1),
-          ],
-        };
-        for (const v of edges[key])
-          assert.deepStrictEqual(canon(key, codec.decode(codec.encode(v))), v);
-      });
-
-      test(`${key}: property decode(encode(x)) == x`, () => {
-        const codec = codecOf(name, key);
-        fc.assert(
-          fc.property(arbitraries[key] as fc.Arbitrary<unknown>, (v) => {
-            assert.deepStrictEqual(canon(key, codec.decode(codec.encode(v))), v);
-          }),
-          { seed: SEED, numRuns: key === "chunk" ? 40 : 120 },
-        );
-      });
-
-      test(`${key}: encodeInto matches encode, -1 when out of room`, () => {
-        const codec = codecOf(name, key);
-        if (codec.encodeInto === undefined) return assert.equal(name, "json");
-        const expected = codec.encode(sampleMessages[key]);
-        const dest = new Uint8Array(expected.byteLength + 7).fill(0xee);
-        assert.equal(codec.encodeInto(sampleMessages[key], dest, 7), expected.byteLength);
-        assert.deepStrictEqual(dest.subarray(7), expected);
-        assert.ok(dest.subarray(0, 7).every((b) => b === 0xee));
-        assert.equal(
-          codec.encodeInto(sampleMessages[key], new Uint8Array(expected.byteLength - 1), 0),
-          -1,
-        );
-        assert.deepStrictEqual(codec.encode(sampleMessages[key]), expected);
-      });
-
-      test(`${key}: truncated, random and other codecs' bytes`, () => {
-        const codec = codecOf(name, key);
-        const value = key === "chunk" ? makeChunk(200, 5) : sampleMessages[key];
-        const full = codec.encode(value);
-        let rejected = 0;
-        for (let n = 0; n < full.byteLength; n++) {
-          const prefix = full.subarray(0, n);
-          if (tryDecode(codec, prefix) === "failed") rejected++;
-          else if (name === "flatbuffers") {
-            // Cutting only trailing alignment padding loses nothing: the value must be intact.
-            assert.deepStrictEqual(
-              canon(key, codec.decode(prefix)),
-              value,
-              `prefix ${n} decoded a wrong value`,
-            );
-          } else if (prefixStrict.has(name))
-            assert.fail(`${name} accepted a ${n} B prefix of ${key}`);
-        }
-        assert.ok(
-          rejected > full.byteLength / 2,
-          `${rejected} of ${full.byteLength} prefixes rejected`,
-        );
-        let randomRejected = 0;
-        for (let i = 0; i < 500; i++)
-          if (tryDecode(codec, randomBytes(i + 1, 1 + (i % 80))) === "failed") randomRejected++;
-        if (randomStrict.has(name))
-          assert.ok(randomRejected >= 495, `${randomRejected} of 500 random inputs rejected`);
-        for (const other of codecNames) {
-          if (other === name) continue;
-          const foreign = codecOf(other, key).encode(value);
-          const result = tryDecode(codec, foreign);
-          if (result === "ok" && randomStrict.has(name)) {
-            assert.fail(`${name} accepted ${other} bytes of ${key}`);
+  const randomStrict = name === "flatbuffers" || name === "raw";
+  codecSuite({
+    name,
+    codec: benchCodecs[name],
+    codecName: name,
+    types: keys.map((key) => ({
+      type: types[key],
+      label: key,
+      values: [sampleMessages[key], ...edges[key]],
+      sample: key === "chunk" ? makeChunk(200, 5) : sampleMessages[key],
+      canonical: (v: unknown) => canon(key, v),
+      arbitrary: arbitraries[key] as fc.Arbitrary<unknown>,
+      numRuns: key === "chunk" ? 40 : 120,
+      foreign: () =>
+        codecNames
+          .filter((other) => other !== name)
+          .map((other) =>
+            codecOf(other, key).encode(key === "chunk" ? makeChunk(200, 5) : sampleMessages[key]),
+          ),
+      ...(key === "request" || key === "chunk"
+        ? {
+            bytesField: (v: unknown) =>
+              (v as { body?: Uint8Array; data?: Uint8Array }).body ??
+              (v as { data: Uint8Array }).data,
           }
-        }
-        assert.deepStrictEqual(canon(key, codec.decode(full)), value, "still decodes good input");
-      });
-    }
+        : {}),
+    })),
+    // Schema-less codecs resolve every type name.
+    unknownTypes: name === "json" || name === "msgpack" ? [] : ["nearwire.bench.Nope"],
+    encodeInto: name !== "json",
+    // raw writes fields into `dest` before it finds it out of room (allowed by the contract).
+    untouchedWhenOutOfRoom: name !== "raw",
+    /**
+     * Protobuf cannot reject every prefix (a cut at a field boundary is a valid shorter
+     * message); FlatBuffers accepts a cut that drops only trailing alignment padding, and then
+     * decodes the full value.
+     */
+    truncation:
+      name === "flatbuffers" ? "padding" : name === "protobuf" ? "field-boundary" : "reject",
+    // Schema-less formats accept whatever parses; the others reject nearly all random input.
+    randomBytes: { count: 500, maxBytes: 80, minRejected: randomStrict ? 495 : 0 },
+    rejectsForeign: randomStrict,
   });
 }
 
@@ -246,18 +180,6 @@ test("floats beyond the shared domain, per format: raw and protobuf keep -0, NaN
         Object.is((codec.decode(codec.encode(v)) as { bid: number }).bid, f(d)),
         `${name} ${d}`,
       );
-    }
-  }
-});
-
-test("decodesInPlace is true exactly where decoded bytes are views of the input", () => {
-  for (const name of codecNames) {
-    for (const key of ["request", "chunk"] as const) {
-      const codec = codecOf(name, key);
-      const bytes = codec.encode(sampleMessages[key]);
-      const decoded = codec.decode(bytes) as { body?: Uint8Array; data?: Uint8Array };
-      const field = (decoded.body ?? decoded.data) as Uint8Array;
-      assert.equal(field.buffer === bytes.buffer, codec.decodesInPlace, `${name} ${key}`);
     }
   }
 });

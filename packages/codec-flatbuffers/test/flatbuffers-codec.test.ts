@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { codecSuite } from "@nearwire/conformance";
+import type { MessageType } from "@nearwire/core";
 import { Code, messageType, NearwireError } from "@nearwire/core";
 import fc from "fast-check";
 import { ByteBuffer } from "flatbuffers";
@@ -150,18 +152,6 @@ function item(over: Partial<Item> = {}): Item {
   };
 }
 
-function randomBytes(seed: number, n: number): Uint8Array {
-  let x = seed >>> 0 || 1;
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
-
 /** Decodes; the result must be a value read entirely in bounds, or a decode-failed error. */
 function decodeOrFail(decode: (b: Uint8Array) => Item, bytes: Uint8Array): "ok" | "failed" {
   CheckedByteBuffer.violations = [];
@@ -179,101 +169,80 @@ function decodeOrFail(decode: (b: Uint8Array) => Item, bytes: Uint8Array): "ok" 
   }
 }
 
+const text = fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("", "😀"));
+const childArbitrary = fc.record({ label: text }, { noNullPrototype: true });
+const itemArbitrary: fc.Arbitrary<Item> = fc.record(
+  {
+    name: text,
+    n: fc.integer({ min: 0, max: 0xffffffff }),
+    big: fc.maxSafeNat(),
+    d: fc.double().filter((d) => !Object.is(d, -0)),
+    data: fc.uint8Array({ maxLength: 300 }),
+    words: fc.array(text, { maxLength: 5 }),
+    child: fc.option(childArbitrary, { nil: null }),
+    kids: fc.array(childArbitrary, { maxLength: 4 }),
+  },
+  { noNullPrototype: true },
+);
+
+codecSuite({
+  name: "flatbuffers codec (conformance)",
+  codec: createFlatbuffersCodec({ "test.Item": itemTable as FlatbuffersTable<unknown> }),
+  codecName: "flatbuffers",
+  decodesInPlace: true,
+  unknownTypes: ["test.Nope", "toString", "__proto__"],
+  types: [
+    {
+      type: ItemType as MessageType<unknown>,
+      values: [
+        item(),
+        item({
+          n: 0,
+          big: 0,
+          d: 0,
+          name: "",
+          data: new Uint8Array(0),
+          words: [],
+          child: null,
+          kids: [],
+        }),
+        item({ d: Number.NaN }),
+        item({ d: Number.POSITIVE_INFINITY }),
+        item({ d: Number.NEGATIVE_INFINITY }),
+        item({ d: Number.MIN_VALUE }),
+        item({ data: new Uint8Array(1 << 20).fill(9) }),
+      ],
+      arbitrary: itemArbitrary,
+      bytesField: (v) => (v as Item).data,
+      foreign: () => [
+        new TextEncoder().encode(JSON.stringify({ name: "x", n: 1 })),
+        new Uint8Array([0x82, 0xa1, 0x61, 0x01, 0xa1, 0x62, 0x02]),
+      ],
+      unencodable: [{ ...item(), words: null }],
+    },
+  ],
+  truncation: "reject",
+  randomBytes: { count: 3000, minBytes: 4, maxBytes: 123, minRejected: 2901 },
+  rejectsForeign: true,
+  // Every decode of hostile input must stay inside its bytes, whether it fails or not.
+  guardDecode: (decode) => {
+    CheckedByteBuffer.violations = [];
+    const result = decode();
+    assert.deepStrictEqual(
+      CheckedByteBuffer.violations,
+      [],
+      `out-of-bounds read (decode ${String(result)})`,
+    );
+    return result;
+  },
+});
+
 describe("flatbuffers codec", () => {
   const codec = createFlatbuffersCodec({ "test.Item": itemTable as FlatbuffersTable<unknown> });
   const c = codec.forType(ItemType);
 
-  test("name, flags, NOT_FOUND", () => {
-    assert.equal(codec.name, "flatbuffers");
-    assert.equal(c.decodesInPlace, true);
-    for (const name of ["test.Nope", "toString", "__proto__"]) {
-      assert.throws(
-        () => codec.forType(messageType(name)),
-        (e: unknown) => e instanceof NearwireError && e.code === Code.NotFound,
-      );
-    }
-  });
-
-  test("round-trips fixed values: extremes, NaN, ±Infinity, empty, absent child, 1 MiB", () => {
-    const values = [
-      item(),
-      item({
-        n: 0,
-        big: 0,
-        d: 0,
-        name: "",
-        data: new Uint8Array(0),
-        words: [],
-        child: null,
-        kids: [],
-      }),
-      item({ d: Number.NaN }),
-      item({ d: Number.POSITIVE_INFINITY }),
-      item({ d: Number.NEGATIVE_INFINITY }),
-      item({ d: Number.MIN_VALUE }),
-      item({ data: new Uint8Array(1 << 20).fill(9) }),
-    ];
-    for (const v of values) assert.deepStrictEqual(c.decode(c.encode(v)), v);
-  });
-
   test("-0 decodes as 0 (documented: a default value is not written)", () => {
     assert.ok(Object.is(c.decode(c.encode(item({ d: -0 }))).d, 0));
-  });
-
-  test("decoded bytes are views of the input (decodesInPlace)", () => {
-    const bytes = c.encode(item());
-    assert.equal(c.decode(bytes).data.buffer, bytes.buffer);
-  });
-
-  test("property: decode(encode(x)) deep-equals x", () => {
-    const text = fc.oneof(fc.string({ unit: "binary" }), fc.constantFrom("", "😀"));
-    const child = fc.record({ label: text }, { noNullPrototype: true });
-    const arb = fc.record(
-      {
-        name: text,
-        n: fc.integer({ min: 0, max: 0xffffffff }),
-        big: fc.maxSafeNat(),
-        d: fc.double().filter((d) => !Object.is(d, -0)),
-        data: fc.uint8Array({ maxLength: 300 }),
-        words: fc.array(text, { maxLength: 5 }),
-        child: fc.option(child, { nil: null }),
-        kids: fc.array(child, { maxLength: 4 }),
-      },
-      { noNullPrototype: true },
-    );
-    fc.assert(
-      fc.property(arb, (v) => assert.deepStrictEqual(c.decode(c.encode(v)), v)),
-      { seed: 0x5eed, numRuns: 300 },
-    );
-  });
-
-  test("encodeInto writes at the offset and returns -1 when out of room", () => {
-    const expected = c.encode(item());
-    const dest = new Uint8Array(expected.byteLength + 5).fill(0xee);
-    assert.equal(c.encodeInto?.(item(), dest, 5), expected.byteLength);
-    assert.deepStrictEqual(dest.subarray(5), expected);
-    const small = new Uint8Array(expected.byteLength - 1).fill(0xee);
-    assert.equal(c.encodeInto?.(item(), small, 0), -1);
-    assert.ok(small.every((b) => b === 0xee));
-  });
-
-  test("every strict prefix fails with decode-failed, with no out-of-bounds read", () => {
-    const full = c.encode(item());
-    for (let n = 0; n < full.byteLength; n++)
-      assert.equal(
-        decodeOrFail((b) => c.decode(b), full.subarray(0, n)),
-        "failed",
-        `prefix ${n}`,
-      );
-    assert.deepStrictEqual(c.decode(full), item(), "codec still decodes good input");
-  });
-
-  test("seeded random bytes: decode-failed, never an out-of-bounds read", () => {
-    let failed = 0;
-    for (let i = 0; i < 3000; i++)
-      if (decodeOrFail((b) => c.decode(b), randomBytes(i + 1, 4 + (i % 120))) === "failed")
-        failed++;
-    assert.ok(failed > 2900, `${failed} of 3000 rejected`);
   });
 
   test("seeded corruption of a valid buffer (1-3 bytes changed): every read stays in bounds", () => {
@@ -319,20 +288,6 @@ describe("flatbuffers codec", () => {
     );
   });
 
-  test("bytes of another codec (JSON, MessagePack-like) fail with decode-failed", () => {
-    assert.equal(
-      decodeOrFail(
-        (b) => c.decode(b),
-        new TextEncoder().encode(JSON.stringify({ name: "x", n: 1 })),
-      ),
-      "failed",
-    );
-    assert.equal(
-      decodeOrFail((b) => c.decode(b), new Uint8Array([0x82, 0xa1, 0x61, 0x01, 0xa1, 0x62, 0x02])),
-      "failed",
-    );
-  });
-
   test("nesting deeper than maxDepth fails with decode-failed", () => {
     const shallow = createFlatbuffersCodec(
       { "test.Item": itemTable as FlatbuffersTable<unknown> },
@@ -346,14 +301,5 @@ describe("flatbuffers codec", () => {
       decodeOrFail((b) => shallow.decode(b), c.encode(item({ child: null, kids: [] }))),
       "ok",
     );
-  });
-
-  test("encode that throws gives INTERNAL encode-failed, then the codec still works", () => {
-    assert.throws(
-      () => c.encode({ ...item(), words: null } as unknown as Item),
-      (e: unknown) =>
-        e instanceof NearwireError && e.code === Code.Internal && e.reason === "encode-failed",
-    );
-    assert.deepStrictEqual(c.decode(c.encode(item())), item());
   });
 });

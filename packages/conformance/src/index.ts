@@ -1,3 +1,10 @@
+export type {
+  CodecSuiteOptions,
+  CodecSuiteType,
+  RandomBytesOptions,
+  Truncation,
+} from "./codec-suite.js";
+export { codecSuite, seededBytes } from "./codec-suite.js";
 export { createConformanceHandlers } from "./conformance-handlers.js";
 export type {
   ConformanceService,
@@ -24,6 +31,8 @@ export { readKnownFailures } from "./known-failures.js";
 export type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 export type { Vector } from "./protocol-vectors.js";
 export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";
+export type { RunReadmeExampleOptions } from "./readme-examples.js";
+export { readmeExamples, runReadmeExample } from "./readme-examples.js";
 export type { TransportSupports } from "./suite-harness.js";
 export type { TmpResources } from "./tmp-resources.js";
 export { createTmpResources, MAX_SOCKET_PATH_BYTES } from "./tmp-resources.js";

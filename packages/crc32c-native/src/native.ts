@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Code, NearwireError } from "@nearwire/core";
+import { loadAddon } from "@nearwire/core";
 
 /** The functions of the compiled addon (`native/addon.c`). */
 export interface NativeAddon {
@@ -20,17 +19,9 @@ export const addonPath: string =
   process.env.NEARWIRE_CRC32C_ADDON ??
   fileURLToPath(new URL("../build/Release/nearwire_crc32c.node", import.meta.url));
 
-function load(): NativeAddon {
-  try {
-    return createRequire(import.meta.url)(addonPath) as NativeAddon;
-  } catch (cause) {
-    throw new NearwireError(
-      Code.FailedPrecondition,
-      "crc32c-native addon not built: pnpm --filter @nearwire/crc32c-native build:native",
-      { cause, reason: "not-built" },
-    );
-  }
-}
-
 /** The loaded addon. Importing this module throws FAILED_PRECONDITION `not-built` without it. */
-export const native: NativeAddon = load();
+export const native: NativeAddon = loadAddon<NativeAddon>(
+  addonPath,
+  "crc32c-native",
+  "pnpm --filter @nearwire/crc32c-native build:native",
+);

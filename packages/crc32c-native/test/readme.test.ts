@@ -1,31 +1,16 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { readmeExamples, runReadmeExample } from "@nearwire/conformance";
+
+const pkg = new URL("..", import.meta.url);
 
 describe("README example", () => {
   it("runs and prints the check value", () => {
-    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-    const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    const [code] = readmeExamples(new URL("README.md", pkg));
     assert.ok(code !== undefined);
-    // Inside the package, so that "type": "module" and its node_modules apply.
-    const dir = mkdtempSync(fileURLToPath(new URL("../.readme-", import.meta.url)));
-    try {
-      const file = join(dir, "example.ts");
-      const src = fileURLToPath(new URL("../src/index.ts", import.meta.url));
-      writeFileSync(
-        file,
-        code.replace('from "@nearwire/crc32c-native"', `from ${JSON.stringify(src)}`),
-      );
-      const out = execFileSync(process.execPath, ["--import", "tsx", file], {
-        cwd: fileURLToPath(new URL("..", import.meta.url)),
-        encoding: "utf8",
-      });
-      assert.match(out, /^e3069283 (sse4\.2|armv8-crc|slice-by-8)\ntrue\n[0-9a-f]+\n$/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const out = runReadmeExample(pkg, code, {
+      modules: { "@nearwire/crc32c-native": "src/index.ts" },
+    });
+    assert.match(out, /^e3069283 (sse4\.2|armv8-crc|slice-by-8)\ntrue\n[0-9a-f]+\n$/);
   });
 });

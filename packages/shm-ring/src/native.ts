@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Code, NearwireError } from "@nearwire/core";
+import { Code, loadAddon, NearwireError } from "@nearwire/core";
 
 /** The functions of the compiled addon (`native/addon.cc`). */
 export interface NativeAddon {
@@ -26,20 +25,12 @@ export const addonPath: string =
   process.env.NEARWIRE_SHM_ADDON ??
   fileURLToPath(new URL("../build/Release/nearwire_shm.node", import.meta.url));
 
-function load(): NativeAddon {
-  try {
-    return createRequire(import.meta.url)(addonPath) as NativeAddon;
-  } catch (cause) {
-    throw new NearwireError(
-      Code.FailedPrecondition,
-      "shm-ring addon not built: pnpm --filter @nearwire/shm-ring build:native",
-      { cause, reason: "not-built" },
-    );
-  }
-}
-
 /** The loaded addon. Importing this module throws FAILED_PRECONDITION `not-built` without it. */
-export const native: NativeAddon = load();
+export const native: NativeAddon = loadAddon<NativeAddon>(
+  addonPath,
+  "shm-ring",
+  "pnpm --filter @nearwire/shm-ring build:native",
+);
 
 /**
  * Maps an errno error thrown by the addon to a NearwireError: ENOSPC/ENOMEM/EMFILE/EFBIG →
