@@ -43,6 +43,18 @@ export interface Channel {
    * `frame-too-large`) when `payload` exceeds `maxPayloadBytes`, UNAVAILABLE when closed.
    */
   send(type: number, payload: Uint8Array): boolean;
+  /**
+   * Optional zero-copy send, offered by transports that own their send buffer (the
+   * shared-memory ring): reserves the contiguous room available right now and calls
+   * `fill(dest, offset, limit)`, which writes at most `limit` payload bytes at
+   * `dest[offset…]` and returns how many it wrote, or -1 when the payload does not fit. The
+   * frame is published only when `fill` succeeds; returns false when nothing was sent (no room,
+   * -1, earlier frames still queued), and the caller then uses `send`.
+   */
+  sendWith?(
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ): boolean;
   /** Resolves when the send buffer is below its high-water mark (at once if it already is). */
   drained(): Promise<void>;
   /** Stops delivering frames (the kernel or ring then pushes back on the peer). */

@@ -16,7 +16,10 @@ describe("README example", () => {
       const file = join(dir, "example.ts");
       const src = fileURLToPath(new URL("../src/index.ts", import.meta.url));
       writeFileSync(file, code.replace('from "@nearwire/core"', `from ${JSON.stringify(src)}`));
-      const out = execFileSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8", timeout: 30_000 });
+      const out = execFileSync(process.execPath, ["--import", "tsx", file], {
+        encoding: "utf8",
+        timeout: 30_000,
+      });
       assert.equal(out, "nearest,walk server_streaming\ntrue decode-failed\n");
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -4,11 +4,14 @@ import {
   bidiStreaming,
   type ChannelProvider,
   Code,
+  type Codec,
   clientStreaming,
   connectRpc,
+  createCodec,
   defineService,
   FrameType,
   jsonCodec,
+  type MessageCodec,
   messageType,
   NearwireError,
   serverStreaming,
@@ -29,8 +32,8 @@ const Svc = defineService("test.Svc", {
   sleep: unary(NumT, NumT),
 });
 
-function setup() {
-  const [serverEnd, clientEnd] = channelPair();
+function setup(pair: { sendWith?: boolean } = {}, codec: Codec = jsonCodec) {
+  const [serverEnd, clientEnd] = channelPair(pair);
   let accepted: ((ch: typeof serverEnd) => void) | undefined;
   const provider: ChannelProvider = {
     name: "pair",
@@ -74,7 +77,7 @@ function setup() {
           });
         }),
     },
-    { codec: jsonCodec },
+    { codec },
   );
   return {
     seen,
@@ -84,12 +87,40 @@ function setup() {
       await server.listen();
       accepted?.(serverEnd);
       const conn = connectRpc(clientEnd);
-      return Object.assign(conn.client(Svc, { codec: jsonCodec }), { conn });
+      return Object.assign(conn.client(Svc, { codec }), { conn });
     },
   };
 }
 
+/** JSON with `encodeInto`, so the engine can encode in place when the channel offers `sendWith`. */
+const jsonInto = createCodec("json-into", {
+  "test.Num": {
+    ...jsonCodec.forType(NumT),
+    encodeInto(value: unknown, dest: Uint8Array, offset: number): number {
+      const bytes = jsonCodec.forType(NumT).encode(value as Num);
+      if (offset + bytes.byteLength > dest.byteLength) return -1;
+      dest.set(bytes, offset);
+      return bytes.byteLength;
+    },
+  } as MessageCodec<unknown>,
+});
+
 describe("rpc engine (in-process channel pair)", () => {
+  it("encodes in place through Channel.sendWith when the codec has encodeInto", async () => {
+    const s = setup({ sendWith: true }, jsonInto);
+    const c = await s.start();
+    assert.deepEqual(await c.echo({ n: 41 }), { n: 42 });
+    const got: number[] = [];
+    for await (const m of c.count({ n: 100 })) got.push(m.n);
+    assert.equal(got.length, 100);
+    assert.deepEqual(await c.sum(Array.from({ length: 50 }, (_, i) => ({ n: i }))), { n: 1225 });
+    const ends = s as unknown as { serverEnd: { inPlace: number }; clientEnd: { inPlace: number } };
+    assert.ok(ends.clientEnd.inPlace >= 51, `client encoded ${ends.clientEnd.inPlace} in place`);
+    assert.ok(ends.serverEnd.inPlace >= 101, `server encoded ${ends.serverEnd.inPlace} in place`);
+    // Metadata takes the copying path, and still works.
+    assert.deepEqual(await c.echo({ n: 1 }, { metadata: { a: "b" } }), { n: 2 });
+  });
+
   it("runs all four call kinds", async () => {
     const c = await setup().start();
     assert.deepEqual(await c.echo({ n: 41 }), { n: 42 });

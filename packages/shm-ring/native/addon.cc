@@ -13,26 +13,30 @@ namespace {
 struct Mapping {
   void* addr;
   size_t bytes;
+  bool unmapped;
 };
 
-// Live mappings by address, so that an explicit unmap and the GC finalizer never both munmap.
+// Live mappings by address. A Mapping is owned by its ArrayBuffer's finalizer (passed as the
+// finalizer hint, never looked up by address there): after an explicit unmap the kernel may hand
+// the same address to the next segment, and a late finalizer of the old, detached buffer must not
+// unmap the new one.
 std::mutex gMutex;
 std::unordered_map<void*, Mapping*> gLive;
 
-void ReleaseMapping(void* addr) {
-  Mapping* m = nullptr;
+void Finalize(Napi::Env, void*, Mapping* m) {
+  bool unmap = false;
   {
     std::lock_guard<std::mutex> lock(gMutex);
-    auto it = gLive.find(addr);
-    if (it == gLive.end()) return;
-    m = it->second;
-    gLive.erase(it);
+    if (!m->unmapped) {
+      m->unmapped = true;
+      unmap = true;
+      auto it = gLive.find(m->addr);
+      if (it != gLive.end() && it->second == m) gLive.erase(it);
+    }
   }
-  munmap(m->addr, m->bytes);
+  if (unmap) munmap(m->addr, m->bytes);
   delete m;
 }
-
-void Finalize(Napi::Env, void* data) { ReleaseMapping(data); }
 
 Napi::Value ThrowErrno(Napi::Env env, const nearwire::SysResult& r) {
   const char* name = "EUNKNOWN";
@@ -66,12 +70,12 @@ Napi::Value ThrowType(Napi::Env env, const char* msg) {
 }
 
 Napi::Value Wrap(Napi::Env env, void* addr, size_t bytes) {
-  auto* m = new Mapping{addr, bytes};
+  auto* m = new Mapping{addr, bytes, false};
   {
     std::lock_guard<std::mutex> lock(gMutex);
     gLive[addr] = m;
   }
-  return Napi::ArrayBuffer::New(env, addr, bytes, Finalize);
+  return Napi::ArrayBuffer::New(env, addr, bytes, Finalize, m);
 }
 
 bool ReadSize(const Napi::Value& v, size_t* out) {
@@ -137,12 +141,18 @@ Napi::Value Unmap(const Napi::CallbackInfo& info) {
   Napi::ArrayBuffer ab = info[0].As<Napi::ArrayBuffer>();
   if (ab.IsDetached()) return env.Undefined();
   void* addr = ab.Data();
+  size_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(gMutex);
-    if (gLive.find(addr) == gLive.end()) return ThrowType(env, "unmap: not a segment buffer");
+    auto it = gLive.find(addr);
+    if (it == gLive.end() || it->second->unmapped) return ThrowType(env, "unmap: not a segment buffer");
+    // Marked here, freed by the finalizer (which may run during Detach, so copy what we need).
+    it->second->unmapped = true;
+    bytes = it->second->bytes;
+    gLive.erase(it);
   }
   ab.Detach();
-  ReleaseMapping(addr);
+  munmap(addr, bytes);
   return env.Undefined();
 }
 

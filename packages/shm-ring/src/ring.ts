@@ -107,6 +107,42 @@ export class RingWriter extends RingBase {
     return true;
   }
 
+  /**
+   * Lets `fill` write a record's payload in place at the current position, without wrapping:
+   * `fill(dest, offset, limit)` writes at most `limit` bytes at `dest[offset…]` (dest is the
+   * whole mapping) and returns how many, or -1. Publishes the record only when `fill`
+   * succeeds; returns false (nothing published, nothing overwritten but free space) when there
+   * is no contiguous room or `fill` gave up — the caller then uses `tryWrite`, which wraps.
+   */
+  tryWriteWith(
+    type: number,
+    maxPayload: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ): boolean {
+    const toEnd = this.capacity - this.index;
+    let free = this.capacity - (this.head - this.cachedTail);
+    if (free < toEnd + RECORD_HEADER_BYTES) {
+      this.cachedTail = this.loadTail();
+      free = this.capacity - (this.head - this.cachedTail);
+    }
+    // The record header, the payload (8-byte aligned), and the next record's zeroed header.
+    const room = (Math.min(toEnd, free - RECORD_HEADER_BYTES) - RECORD_HEADER_BYTES) & ~7;
+    const limit = Math.min(room, maxPayload);
+    if (limit <= 0) return false;
+    const at = this.dataOffset + this.index;
+    const n = fill(this.u8, at + RECORD_HEADER_BYTES, limit);
+    if (!(n >= 0 && n <= limit)) return false;
+    const rec = (RECORD_HEADER_BYTES + n + 7) & ~7;
+    this.u8[at + 4] = type;
+    this.i32[(this.dataOffset + ((this.index + rec) & this.mask)) >> 2] = 0;
+    Atomics.store(this.i32, at >> 2, COMMITTED | n | 0);
+    this.head += rec;
+    this.index = (this.index + rec) & this.mask;
+    this.i32[this.producerPosIndex] = this.head | 0;
+    this.i32[this.producerPosIndex + 1] = (this.head / TWO32) | 0;
+    return true;
+  }
+
   /** True once if the consumer was parked: it clears the flag, and the caller rings the bell. */
   takeParked(): boolean {
     return (

@@ -171,6 +171,20 @@ export class ShmRingChannel implements Channel {
     return this.pending.length === this.pendingHead;
   }
 
+  /** Zero-copy send (core's `Channel.sendWith`): `fill` writes the payload into the ring slot. */
+  sendWith(
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ): boolean {
+    if (this.state !== "open" || this.pending.length !== this.pendingHead) return false;
+    if (!(type >= 0x10 && type <= 0xff && Number.isInteger(type))) return false;
+    if (!this.writer.tryWriteWith(type, this.maxPayloadBytes, fill)) return false;
+    if (this.writer.takeParked()) this.socket.write(BELL_DATA_BUF);
+    this.sent = true;
+    if (this.sleeping && this.wait !== "park") this.wakeUp();
+    return true;
+  }
+
   drained(): Promise<void> {
     if (this.pending.length === this.pendingHead || this.state === "closed")
       return Promise.resolve();

@@ -63,6 +63,63 @@ describe("ring in-process", () => {
     seg.release();
   });
 
+  it("tryWriteWith: payloads written in place, mixed with tryWrite, wrap and sequence intact", () => {
+    const { seg, w, r } = pair();
+    const canary = new Uint8Array(seg.buffer, HEADER_BYTES + RING, 64).fill(0xa5);
+    let sent = 0;
+    let got = 0;
+    let inPlace = 0;
+    let fellBack = 0;
+    for (let round = 0; round < 3000; round++) {
+      for (let k = 0; k < 5; k++) {
+        const frame = seqFrame(sent, (sent * 53) % 900);
+        const wrote = w.tryWriteWith(0x81, 2048, (dest, offset, limit) => {
+          assert.ok(limit % 8 === 0 && limit <= 2048, `limit ${limit}`);
+          if (frame.byteLength > limit) return -1;
+          dest.set(frame, offset);
+          return frame.byteLength;
+        });
+        if (wrote) inPlace++;
+        else if (w.tryWrite(0x81, frame)) fellBack++;
+        else break;
+        sent++;
+      }
+      r.read((type, payload) => {
+        assert.equal(type, 0x81);
+        assert.equal(checkSeq(payload, got), undefined);
+        got++;
+      }, 1e9);
+    }
+    assert.equal(got, sent);
+    assert.ok(inPlace > 1000 && fellBack > 10, `in place ${inPlace}, fell back ${fellBack}`);
+    assert.ok(
+      canary.every((b) => b === 0xa5),
+      "ring 1 canary overwritten",
+    );
+    seg.release();
+  });
+
+  it("tryWriteWith: a fill that gives up publishes nothing; the limit never exceeds free space", () => {
+    const { seg, w, r } = pair();
+    assert.equal(
+      w.tryWriteWith(0x80, 1 << 20, () => -1),
+      false,
+    );
+    assert.equal(w.position, 0);
+    assert.equal(
+      r.read(() => assert.fail("nothing was published"), 10),
+      0,
+    );
+    while (w.tryWrite(0x80, new Uint8Array(500))) {}
+    let seen = -1;
+    w.tryWriteWith(0x80, 1 << 20, (_d, _o, limit) => {
+      seen = limit;
+      return -1;
+    });
+    assert.ok(seen <= RING - w.position - 16, `limit ${seen} with ${RING - w.position} B free`);
+    seg.release();
+  });
+
   it("reports full, and frees space as the reader consumes", () => {
     const { seg, w, r } = pair();
     const payload = new Uint8Array(100);

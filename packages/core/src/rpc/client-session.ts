@@ -12,11 +12,15 @@ import {
   encodeMessage,
   encodeRequest,
   FLAG_END_STREAM,
+  FLAG_HAS_MESSAGE,
   INITIAL_CREDIT,
   readCallId,
+  writeMessageHead,
+  writeRequestHead,
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
 import { OutboundCredit, returnCredit } from "./outbound-credit.js";
+import { sendInPlace } from "./send-in-place.js";
 
 /** Client-side state of one call. */
 interface ClientCall {
@@ -180,6 +184,26 @@ export class ClientSession {
   }
 
   private sendRequest(call: ClientCall, request: unknown, options: CallOptions | undefined): void {
+    const timeoutMs = timeoutOf(options);
+    if (options?.metadata === undefined && !this.channel.closed) {
+      const { pathBytes, input } = call.bound;
+      const flags = FLAG_END_STREAM | FLAG_HAS_MESSAGE;
+      const head = (slot: Uint8Array) =>
+        writeRequestHead(slot, 0, call.id, flags, timeoutMs, pathBytes);
+      const headBytes = 10 + pathBytes.byteLength;
+      if (
+        sendInPlace(
+          this.channel,
+          FrameType.Request,
+          headBytes,
+          head,
+          input,
+          request,
+          this.maxMessageBytes,
+        )
+      )
+        return;
+    }
     let bytes: Uint8Array;
     try {
       bytes = encodeChecked(call.bound.input, request, this.maxMessageBytes, "request");
@@ -187,12 +211,13 @@ export class ClientSession {
       this.settle(call, NearwireError.from(err, Code.Internal));
       return;
     }
+    const md = options?.metadata;
     const payload = encodeRequest(
       call.id,
       FLAG_END_STREAM,
-      timeoutOf(options),
+      timeoutMs,
       call.bound.pathBytes,
-      options?.metadata,
+      md,
       bytes,
     );
     this.send(call, FrameType.Request, payload);
@@ -229,12 +254,16 @@ export class ClientSession {
   ): Promise<void> {
     const channel = this.channel;
     const credit = call.credit as OutboundCredit;
+    const head = (slot: Uint8Array) => writeMessageHead(slot, 0, call.id);
+    const max = this.maxMessageBytes;
     for await (const request of requests) {
       if (call.done) return;
-      const bytes = encodeChecked(call.bound.input, request, this.maxMessageBytes, "request");
       const wait = credit.take();
       if (wait !== undefined) await wait;
       if (call.done) return;
+      if (sendInPlace(channel, FrameType.Message, 4, head, call.bound.input, request, max))
+        continue;
+      const bytes = encodeChecked(call.bound.input, request, max, "request");
       if (!channel.send(FrameType.Message, encodeMessage(call.id, bytes))) await channel.drained();
     }
     if (!call.done) channel.send(FrameType.End, encodeCallId(call.id));

@@ -129,6 +129,36 @@ export interface RequestFrame {
   message: Uint8Array | undefined;
 }
 
+/** Writes the fixed part of a REQUEST (`10 + methodBytes.byteLength` bytes) at `out[at…]`. */
+export function writeRequestHead(
+  out: Uint8Array,
+  at: number,
+  callId: number,
+  flags: number,
+  timeoutMs: number,
+  methodBytes: Uint8Array,
+): void {
+  putU32(out, at, callId);
+  out[at + 4] = flags;
+  putU32(out, at + 5, timeoutMs);
+  out[at + 9] = methodBytes.byteLength;
+  out.set(methodBytes, at + 10);
+}
+
+/** Writes the 8-byte head of an OK STATUS whose message follows inline (no detail, no trailers). */
+export function writeOkStatusHead(out: Uint8Array, at: number, callId: number): void {
+  putU32(out, at, callId);
+  out[at + 4] = FLAG_HAS_MESSAGE;
+  out[at + 5] = 0;
+  out[at + 6] = 0;
+  out[at + 7] = 0;
+}
+
+/** Writes the 4-byte head of a MESSAGE (its call id). */
+export function writeMessageHead(out: Uint8Array, at: number, callId: number): void {
+  putU32(out, at, callId);
+}
+
 /** Encodes a REQUEST payload; `methodBytes` is the UTF-8 method path (≤ 255 B). */
 export function encodeRequest(
   callId: number,
@@ -145,11 +175,7 @@ export function encodeRequest(
   const head = 10 + methodBytes.byteLength;
   const size = head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0);
   const out = new Uint8Array(size);
-  putU32(out, 0, callId);
-  out[4] = f;
-  putU32(out, 5, timeoutMs);
-  out[9] = methodBytes.byteLength;
-  out.set(methodBytes, 10);
+  writeRequestHead(out, 0, callId, f, timeoutMs, methodBytes);
   let o = head;
   if (md !== undefined) o = writeMetadata(out, view(out), o, md);
   if (message !== undefined) out.set(message, o);
@@ -184,7 +210,7 @@ function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: string): str
 /** Encodes a MESSAGE payload. */
 export function encodeMessage(callId: number, message: Uint8Array): Uint8Array {
   const out = new Uint8Array(4 + message.byteLength);
-  putU32(out, 0, callId);
+  writeMessageHead(out, 0, callId);
   out.set(message, 4);
   return out;
 }

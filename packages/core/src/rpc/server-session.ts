@@ -13,9 +13,12 @@ import {
   INITIAL_CREDIT,
   type RequestFrame,
   readCallId,
+  writeMessageHead,
+  writeOkStatusHead,
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
 import { OutboundCredit, returnCredit } from "./outbound-credit.js";
+import { sendInPlace } from "./send-in-place.js";
 import { ServerCall } from "./server-call.js";
 
 /** What a session needs from its server. */
@@ -240,18 +243,30 @@ export class ServerSession {
     const channel = this.channel;
     const credit = new OutboundCredit();
     call.credit = credit;
+    const head = (slot: Uint8Array) => writeMessageHead(slot, 0, call.id);
+    const max = this.host.maxMessageBytes;
     for await (const value of source) {
       if (call.finished) return;
-      const bytes = encodeChecked(call.bound.output, value, this.host.maxMessageBytes, "response");
       const wait = credit.take();
       if (wait !== undefined) await wait;
       if (call.finished) return;
+      if (sendInPlace(channel, FrameType.Message, 4, head, call.bound.output, value, max)) continue;
+      const bytes = encodeChecked(call.bound.output, value, max, "response");
       if (!channel.send(FrameType.Message, encodeMessage(call.id, bytes))) await channel.drained();
     }
   }
 
   private reply(call: ServerCall, value: unknown): void {
     if (call.finished) return;
+    if (call.trailersIfAny === undefined && !this.channel.closed) {
+      const head = (slot: Uint8Array) => writeOkStatusHead(slot, 0, call.id);
+      const max = this.host.maxMessageBytes;
+      if (sendInPlace(this.channel, FrameType.Status, 8, head, call.bound.output, value, max)) {
+        call.finished = true;
+        this.drop(call, Code.OK, "");
+        return;
+      }
+    }
     let bytes: Uint8Array;
     try {
       bytes = encodeChecked(call.bound.output, value, this.host.maxMessageBytes, "response");

@@ -5,9 +5,13 @@ import { type Channel, type ChannelHandler, Code, NearwireError } from "../../sr
  * microtask later), for unit tests of the RPC engine. Transports are tested across processes
  * by the conformance suite; this only isolates the engine.
  */
-export function channelPair(): [Channel, Channel] {
+export function channelPair(options: { sendWith?: boolean } = {}): [Channel, Channel] {
   const a = new PairEnd("a");
   const b = new PairEnd("b");
+  if (options.sendWith) {
+    a.sendWith = a.sendWithImpl;
+    b.sendWith = b.sendWithImpl;
+  }
   a.other = b;
   b.other = a;
   return [a, b];
@@ -22,6 +26,27 @@ class PairEnd implements Channel {
   private readonly early: Array<[number, Uint8Array]> = [];
   /** Every frame this end sent, for assertions. */
   readonly sent: Array<[number, Uint8Array]> = [];
+  /** Frames sent through `sendWith` (encoded in place). */
+  inPlace = 0;
+  sendWith?: (
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ) => boolean;
+  private readonly slot = new Uint8Array(64 * 1024);
+
+  /** `sendWith` over a scratch slot (with a guard byte before it, which must stay untouched). */
+  readonly sendWithImpl = (
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ): boolean => {
+    if (this.closed) return false;
+    this.slot[0] = 0xee;
+    const n = fill(this.slot, 1, this.slot.length - 1);
+    if (this.slot[0] !== 0xee) throw new Error("fill wrote before its offset");
+    if (n < 0) return false;
+    this.inPlace++;
+    return this.send(type, this.slot.slice(1, 1 + n));
+  };
 
   constructor(readonly peer: string) {}
 
