@@ -33,6 +33,8 @@ export type { Vector } from "./protocol-vectors.js";
 export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";
 export type { RunReadmeExampleOptions } from "./readme-examples.js";
 export { readmeExamples, runReadmeExample } from "./readme-examples.js";
+export type { ServerProcess } from "./server-process.js";
+export { startServerProcess } from "./server-process.js";
 export type { TransportSupports } from "./suite-harness.js";
 export type { TmpResources } from "./tmp-resources.js";
 export { createTmpResources, MAX_SOCKET_PATH_BYTES } from "./tmp-resources.js";

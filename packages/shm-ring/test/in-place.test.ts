@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createMsgpackCodec } from "@nearwire/codec-msgpack";
+import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
 import { createShmRingTransport } from "../src/index.js";
 import { eventually, openSegments, tempDir } from "./fixtures/helpers.js";
 import { type Blob, BytesService, blob } from "./fixtures/in-place-server.js";
@@ -11,7 +10,7 @@ import { type Blob, BytesService, blob } from "./fixtures/in-place-server.js";
 // on both sides; sizes up to 300 KiB cross the ring's wrap point many times (4 MiB rings).
 const tmp = tempDir("nw-shm-inplace-");
 const address = tmp.sock("inplace");
-let child: ReturnType<typeof spawn>;
+let server: ServerProcess;
 
 function same(got: Blob, want: Blob, what: string): void {
   assert.equal(got.seq, want.seq, `${what}: seq`);
@@ -21,19 +20,12 @@ function same(got: Blob, want: Blob, what: string): void {
 
 describe("shm-ring: messages encoded in place in the ring slot", () => {
   before(async () => {
-    const fixture = fileURLToPath(new URL("./fixtures/in-place-server.ts", import.meta.url));
-    child = spawn(process.execPath, ["--import", "tsx", fixture, address], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
-      child.once("exit", (c) => reject(new Error(`server exited ${c}`)));
-    });
+    server = await startServerProcess(new URL("./fixtures/in-place-server.ts", import.meta.url), [
+      address,
+    ]);
   });
   after(async () => {
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
+    await server.stop();
     try {
       await eventually(() => assert.deepEqual(openSegments(), { fds: [], maps: [] }));
     } finally {

@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { hex, readVectors, type Vector } from "@nearwire/conformance";
+import {
+  hex,
+  readVectors,
+  type ServerProcess,
+  startServerProcess,
+  type Vector,
+} from "@nearwire/conformance";
 import {
   Code,
   createCodec,
@@ -29,23 +33,16 @@ const utf8 = new TextEncoder();
 describe("uds RPC: bad input from a peer", () => {
   const tmp = tempDir();
   const address = tmp.path("greeter.sock");
-  let child: ReturnType<typeof spawn>;
+  let server: ServerProcess;
   let hello: Uint8Array;
   before(async () => {
     hello = hex(readVectors().get("rpc-unary-exchange") as Vector, "client-stream").subarray(0, 25);
-    const fixture = fileURLToPath(new URL("./fixtures/greeter-server.ts", import.meta.url));
-    child = spawn(process.execPath, ["--import", "tsx", fixture, address], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
-      child.once("exit", (c) => reject(new Error(`server exited ${c}`)));
-    });
+    server = await startServerProcess(new URL("./fixtures/greeter-server.ts", import.meta.url), [
+      address,
+    ]);
   });
   after(async () => {
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
+    await server.stop();
     tmp.cleanup();
   });
 

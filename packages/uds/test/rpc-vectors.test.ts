@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { field, hex, readVectors, type Vector } from "@nearwire/conformance";
+import {
+  field,
+  hex,
+  readVectors,
+  type ServerProcess,
+  startServerProcess,
+  type Vector,
+} from "@nearwire/conformance";
 import { Code, envelope, FrameType } from "@nearwire/core";
 import { encodeFrame } from "@nearwire/frame";
 import { tempDir } from "./helpers.js";
@@ -90,21 +95,14 @@ describe("PROTOCOL.md §5 vectors", () => {
 describe("PROTOCOL.md §5.9 rpc-unary-exchange against a real server process", () => {
   const tmp = tempDir();
   const address = tmp.path("greeter.sock");
-  let child: ReturnType<typeof spawn>;
+  let server: ServerProcess;
   before(async () => {
-    const fixture = fileURLToPath(new URL("./fixtures/greeter-server.ts", import.meta.url));
-    child = spawn(process.execPath, ["--import", "tsx", fixture, address], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child.stdout?.on("data", (d: Buffer) => d.toString().includes("ready") && resolve());
-      child.once("exit", (c) => reject(new Error(`server exited ${c}`)));
-    });
+    server = await startServerProcess(new URL("./fixtures/greeter-server.ts", import.meta.url), [
+      address,
+    ]);
   });
   after(async () => {
-    const exited = new Promise((r) => child.once("exit", r));
-    child.kill("SIGTERM");
-    await exited;
+    await server.stop();
     tmp.cleanup();
   });
 
