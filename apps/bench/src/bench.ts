@@ -29,8 +29,8 @@ export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), ".."
 /** Rounds of the whole CI matrix that `--update-baseline` records the spread from. */
 export const BASELINE_ROUNDS = 5;
 
-const DEFAULTS = { durationMs: 250, warmupMs: 100, repeat: 1 };
-const CI_DEFAULTS = { durationMs: 250, warmupMs: 100, repeat: 3 };
+const DEFAULTS = { durationMs: 250, warmupMs: 500, repeat: 1 };
+const CI_DEFAULTS = { durationMs: 250, warmupMs: 500, repeat: 3 };
 
 /** Where output goes and what it prints. */
 export interface BenchIo {
