@@ -18,6 +18,7 @@ import {
 } from "@nearwire/core";
 import { toGrpcMetadata } from "./grpc-metadata.js";
 import { serializerFor } from "./serialize.js";
+import { untilAny } from "./until-event.js";
 
 /** What the methods of a client need from their connection. */
 export interface CallSite {
@@ -327,15 +328,5 @@ async function writeAll(call: WritableCall, requests: Source): Promise<void> {
 
 /** Resolves on 'drain', or when the call ends (nothing will drain then). */
 function drained(call: WritableCall): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      call.off("drain", done);
-      call.off("status", done);
-      call.off("close", done);
-      resolve();
-    };
-    call.on("drain", done);
-    call.on("status", done);
-    call.on("close", done);
-  });
+  return untilAny(call, ["drain", "status", "close"]);
 }

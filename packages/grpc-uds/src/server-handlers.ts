@@ -17,6 +17,7 @@ import {
 import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
 import { GrpcHandlerContext } from "./handler-context.js";
 import { decodeError, identity, serializerFor } from "./serialize.js";
+import { untilAny } from "./until-event.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: grpc-js handler and message types are untyped here.
 type AnyFn = (...args: any[]) => any;
@@ -194,17 +195,7 @@ function endWithError(ctx: GrpcHandlerContext, call: WritableCall, err: unknown)
 
 /** Resolves on 'drain', or when the call closes or is cancelled (nothing will drain then). */
 function drained(call: WritableCall): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      call.off("drain", done);
-      call.off("close", done);
-      call.off("cancelled", done);
-      resolve();
-    };
-    call.on("drain", done);
-    call.on("close", done);
-    call.on("cancelled", done);
-  });
+  return untilAny(call, ["drain", "close", "cancelled"]);
 }
 
 interface ReadableIterable {

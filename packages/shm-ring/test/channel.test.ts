@@ -1,28 +1,20 @@
 import assert from "node:assert/strict";
 import { statSync } from "node:fs";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { type Channel, Code, type NearwireError } from "@nearwire/core";
 import type { WaitMode } from "../src/index.js";
 import { createShmRingChannelProvider } from "../src/index.js";
 import {
   checkSeq,
   eventually,
-  openSegments,
+  leakCheckedTempDir,
   record,
   seqFrame,
-  tempDir,
   within,
 } from "./fixtures/helpers.js";
 import { type Peer, spawnPeer } from "./fixtures/spawn-peer.js";
 
-const tmp = tempDir("nw-shm-ch-");
-after(async () => {
-  try {
-    await eventually(() => assert.deepEqual(openSegments(), { fds: [], maps: [] }));
-  } finally {
-    tmp.done();
-  }
-});
+const tmp = leakCheckedTempDir("nw-shm-ch-");
 
 let n = 0;
 async function server(

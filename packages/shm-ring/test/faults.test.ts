@@ -13,17 +13,17 @@ import {
   createShmRingChannelProvider,
   HEADER_BYTES,
 } from "../src/index.js";
-import { eventually, openSegments, record, seqFrame, tempDir, within } from "./fixtures/helpers.js";
+import {
+  eventually,
+  leakCheckedTempDir,
+  openSegments,
+  record,
+  seqFrame,
+  within,
+} from "./fixtures/helpers.js";
 import { spawnPeer } from "./fixtures/spawn-peer.js";
 
-const tmp = tempDir("nw-shm-fault-");
-after(async () => {
-  try {
-    await eventually(() => assert.deepEqual(openSegments(), { fds: [], maps: [] }));
-  } finally {
-    tmp.done();
-  }
-});
+const tmp = leakCheckedTempDir("nw-shm-fault-");
 
 let n = 0;
 const abstractName = () => `unix-abstract:nw-shm-test-${process.pid}-${n++}`;

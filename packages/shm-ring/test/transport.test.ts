@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, it } from "node:test";
+import { it } from "node:test";
 import {
   Code,
   defineService,
@@ -9,16 +9,9 @@ import {
   unary,
 } from "@nearwire/core";
 import { createShmRingTransport } from "../src/index.js";
-import { eventually, openSegments, tempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./fixtures/helpers.js";
 
-const tmp = tempDir("nw-shm-rpc-");
-after(async () => {
-  try {
-    await eventually(() => assert.deepEqual(openSegments(), { fds: [], maps: [] }));
-  } finally {
-    tmp.done();
-  }
-});
+const tmp = leakCheckedTempDir("nw-shm-rpc-");
 
 const Echo = defineService("test.Echo", {
   say: unary(messageType<{ text: string }>("Req"), messageType<{ text: string }>("Res")),

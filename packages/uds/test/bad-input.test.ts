@@ -4,7 +4,15 @@ import { after, before, describe, it } from "node:test";
 import { type Channel, Code, FrameType, NearwireError } from "@nearwire/core";
 import { decodeGoAway, encodeFrame, encodeHello, FrameDecoder } from "@nearwire/frame";
 import { createUdsChannelProvider } from "../src/index.js";
-import { assertCode, type Recorder, rawConnect, record, rejection, tempDir } from "./helpers.js";
+import {
+  assertCode,
+  connectedPair,
+  type Recorder,
+  rawConnect,
+  record,
+  rejection,
+  tempDir,
+} from "./helpers.js";
 
 const tmp = tempDir();
 const path = tmp.path("bad.sock");
@@ -289,16 +297,8 @@ describe("bad answers to a client", () => {
 
 describe("close semantics between two channels", () => {
   it("close(err) on one side: the other side's onClose gets the GOAWAY's code", async () => {
-    const p = tmp.path("close1.sock");
-    let server: Channel | undefined;
-    const prov = createUdsChannelProvider({ address: p });
-    const l = await prov.listen((c) => {
-      server = c;
-    });
-    const client = await prov.connect();
+    const { client, server, listener: l } = await connectedPair(tmp.path("close1.sock"));
     const crec = record(client);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.ok(server !== undefined);
     const srec = record(server);
     await server.close(new NearwireError(Code.Aborted, "aborting"));
     assertCode(await crec.closed(), Code.Aborted);
@@ -307,16 +307,8 @@ describe("close semantics between two channels", () => {
   });
 
   it("clean close(): queued frames are flushed first; the closer sees undefined, the other side peer-closed", async () => {
-    const p = tmp.path("close2.sock");
-    let server: Channel | undefined;
-    const prov = createUdsChannelProvider({ address: p });
-    const l = await prov.listen((c) => {
-      server = c;
-    });
-    const client = await prov.connect();
+    const { client, server, listener: l } = await connectedPair(tmp.path("close2.sock"));
     const crec = record(client);
-    await new Promise((r) => setTimeout(r, 20));
-    assert.ok(server !== undefined);
     const srec = record(server);
     for (let i = 0; i < 1000; i++) server.send(0x80, new Uint8Array([i & 0xff]));
     const closing = server.close();

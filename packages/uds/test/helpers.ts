@@ -5,7 +5,8 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Channel, ChannelHandler, NearwireError } from "@nearwire/core";
+import type { Channel, ChannelHandler, ChannelListener, NearwireError } from "@nearwire/core";
+import { createUdsChannelProvider } from "../src/index.js";
 
 /** A temporary directory for socket files; `cleanup` removes it. */
 export function tempDir(): { dir: string; path(name: string): string; cleanup(): void } {
@@ -177,4 +178,21 @@ export async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return err;
   }
   assert.fail("expected a rejection");
+}
+
+/**
+ * Listens on `address`, connects to it, and resolves once the server side has accepted the
+ * channel: both ends, unstarted, and the listener.
+ */
+export async function connectedPair(
+  address: string,
+): Promise<{ client: Channel; server: Channel; listener: ChannelListener }> {
+  const provider = createUdsChannelProvider({ address });
+  let accept!: (c: Channel) => void;
+  const accepted = new Promise<Channel>((r) => {
+    accept = r;
+  });
+  const listener = await provider.listen(accept);
+  const client = await provider.connect();
+  return { client, server: await accepted, listener };
 }

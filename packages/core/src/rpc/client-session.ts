@@ -20,7 +20,7 @@ import {
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
 import { OutboundCredit, returnCredit } from "./outbound-credit.js";
-import { sendInPlace } from "./send-in-place.js";
+import { canSendInPlace, sendInPlace } from "./send-in-place.js";
 
 /** Client-side state of one call. */
 interface ClientCall {
@@ -185,8 +185,12 @@ export class ClientSession {
 
   private sendRequest(call: ClientCall, request: unknown, options: CallOptions | undefined): void {
     const timeoutMs = timeoutOf(options);
-    if (options?.metadata === undefined && !this.channel.closed) {
-      const { pathBytes, input } = call.bound;
+    const { pathBytes, input } = call.bound;
+    if (
+      options?.metadata === undefined &&
+      !this.channel.closed &&
+      canSendInPlace(this.channel, input)
+    ) {
       const flags = FLAG_END_STREAM | FLAG_HAS_MESSAGE;
       const head = (slot: Uint8Array) =>
         writeRequestHead(slot, 0, call.id, flags, timeoutMs, pathBytes);

@@ -1,6 +1,11 @@
 import type { Channel } from "../channel.js";
 import type { MessageCodec } from "../codec.js";
 
+/** True when `channel` offers `sendWith` and `codec` offers `encodeInto`: check before building a head writer. */
+export function canSendInPlace(channel: Channel, codec: MessageCodec<unknown>): boolean {
+  return channel.sendWith !== undefined && codec.encodeInto !== undefined;
+}
+
 /**
  * Encodes `value` straight into the channel's send buffer (a ring slot) behind a
  * `headBytes`-byte envelope head, when the channel offers `sendWith` and the codec

@@ -18,7 +18,7 @@ import {
 } from "./envelope.js";
 import { InboundStream } from "./inbound-stream.js";
 import { OutboundCredit, returnCredit } from "./outbound-credit.js";
-import { sendInPlace } from "./send-in-place.js";
+import { canSendInPlace, sendInPlace } from "./send-in-place.js";
 import { ServerCall } from "./server-call.js";
 
 /** What a session needs from its server. */
@@ -258,7 +258,11 @@ export class ServerSession {
 
   private reply(call: ServerCall, value: unknown): void {
     if (call.finished) return;
-    if (call.trailersIfAny === undefined && !this.channel.closed) {
+    if (
+      call.trailersIfAny === undefined &&
+      !this.channel.closed &&
+      canSendInPlace(this.channel, call.bound.output)
+    ) {
       const head = (slot: Uint8Array) => writeOkStatusHead(slot, 0, call.id);
       const max = this.host.maxMessageBytes;
       if (sendInPlace(this.channel, FrameType.Status, 8, head, call.bound.output, value, max)) {
