@@ -40,6 +40,8 @@ export interface BenchOptions {
   svg: string | undefined;
   /** Include the hand-written baselines matching the selected transports. Default true. */
   baselines: boolean;
+  /** Write a V8 CPU profile of every server and client process into this directory (`--cpu-prof`). */
+  cpuProfDir: string | undefined;
   /** Print the selected cases and exit (`--list`). */
   list: boolean;
   /** Print usage and exit (`--help`). */
@@ -64,6 +66,7 @@ Measurement
   --repeat <n>            fresh processes per case n times; the report shows the spread (default 1)
   --pin / --no-pin        server on core 1, client on core 0 via taskset (default: on when possible)
   --seed <n>              seed of the payload bytes (default 1)
+  --cpu-prof <dir>        write a V8 CPU profile of each server and client process into <dir>
 Output (default: all three under apps/bench/out/<timestamp>/)
   --json [file]  --markdown [file]  --svg [dir]
 CI
@@ -112,6 +115,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     markdown: values.markdown,
     svg: values.svg,
     baselines: values["no-baselines"] !== true,
+    cpuProfDir: values["cpu-prof"],
     list: values.list === true,
     help: values.help === true,
   };
@@ -138,6 +142,7 @@ function parse(args: string[]) {
       pin: { type: "boolean" },
       "no-pin": { type: "boolean" },
       seed: { type: "string" },
+      "cpu-prof": { type: "string" },
       json: { type: "string" },
       markdown: { type: "string" },
       svg: { type: "string" },

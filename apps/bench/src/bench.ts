@@ -55,6 +55,7 @@ export async function runBench(
     warmupMs: options.warmupMs ?? base.warmupMs,
     pin,
     seed: options.seed,
+    ...(options.cpuProfDir === undefined ? {} : { cpuProfDir: options.cpuProfDir }),
   };
   const repeat = options.repeat ?? base.repeat;
   io.out(

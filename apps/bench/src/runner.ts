@@ -21,6 +21,8 @@ export interface RunSettings {
   warmupMs: number;
   pin: boolean;
   seed: number;
+  /** When set, every server and client process writes a V8 CPU profile here (`--cpu-prof`). */
+  cpuProfDir?: string;
 }
 
 /** A case's outcome: its runs (one per repeat) or the error that stopped it. */
@@ -43,8 +45,15 @@ class Worker {
   #exited = false;
   #output = "";
 
-  constructor(role: string, args: unknown, core: number | undefined) {
+  constructor(role: string, args: unknown, core: number | undefined, cpuProfDir?: string) {
     const nodeArgs = [
+      ...(cpuProfDir === undefined
+        ? []
+        : [
+            "--cpu-prof",
+            `--cpu-prof-dir=${cpuProfDir}`,
+            `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`,
+          ]),
       ...(fromSource ? ["--import", "tsx"] : []),
       workerFile,
       role,
@@ -138,11 +147,12 @@ export class Orchestrator {
     const { durationMs, warmupMs, pin, seed } = this.settings;
     const address = this.#address(spec);
     const args: EndpointArgs = { spec, address, seed, durationMs, warmupMs };
-    const server = new Worker("server", args, pin ? 1 : undefined);
+    const prof = this.settings.cpuProfDir;
+    const server = new Worker("server", args, pin ? 1 : undefined, prof);
     let client: Worker | undefined;
     try {
       const ready = await server.expect("ready", 20_000);
-      client = new Worker("client", { ...args, address: ready.address }, pin ? 0 : undefined);
+      client = new Worker("client", { ...args, address: ready.address }, pin ? 0 : undefined, prof);
       await client.expect("warmed", 20_000 + warmupMs * 4);
       server.send({ t: "cpu-start" });
       await server.expect("cpu-started", 10_000);

@@ -6,6 +6,8 @@ export type { FrameTypeValue } from "./frame-type.js";
 export { FrameType } from "./frame-type.js";
 export { jsonCodec } from "./json-codec.js";
 export { loadAddon } from "./load-addon.js";
+export type { MemoryTransportOptions } from "./memory/memory-transport.js";
+export { createMemoryTransport } from "./memory/memory-transport.js";
 export type { ErrorReason, NearwireErrorOptions } from "./nearwire-error.js";
 export { NearwireError } from "./nearwire-error.js";
 /** Encoders and decoders of the RPC envelope (PROTOCOL.md §5), for tests and other clients. */

@@ -20,6 +20,7 @@ import {
   NearwireError,
 } from "@nearwire/core";
 import {
+  crc32c,
   decodeGoAway,
   decodeHello,
   encodeFrame,
@@ -28,6 +29,7 @@ import {
   encodeHello,
   FRAME_HEADER_BYTES,
   FRAME_OVERHEAD_BYTES,
+  FRAME_TRAILER_BYTES,
   FrameDecoder,
   frameChecksum,
   PROTOCOL_VERSION,
@@ -43,6 +45,13 @@ export const LARGE_PAYLOAD_BYTES = 16 * 1024;
 
 /** Size of the send batch buffer (64 KiB). */
 export const BATCH_BYTES = 64 * 1024;
+
+/**
+ * A batch is written as soon as it holds this many bytes, without waiting for the end of the
+ * tick: while this side is still working through a burst, the peer already gets the first
+ * answers, so both processes work at once instead of taking turns with whole bursts.
+ */
+export const EARLY_FLUSH_BYTES = 2048;
 
 /** After sending GOAWAY, how long to wait for the peer to close before destroying (ms). */
 export const GOAWAY_LINGER_MS = 1000;
@@ -210,15 +219,42 @@ export class SocketChannel implements Channel {
     } else {
       if (this.#batchLength + n + FRAME_OVERHEAD_BYTES > this.#batch.length) this.#flush();
       this.#batchLength += encodeFrameInto(this.#batch, this.#batchLength, type, payload);
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        process.nextTick(() => {
-          this.#flushScheduled = false;
-          this.#flush();
-        });
-      }
+      if (this.#batchLength >= EARLY_FLUSH_BYTES) this.#flush();
+      else this.#scheduleFlush();
     }
     return this.#queuedBytes() < this.#options.highWaterMarkBytes;
+  }
+
+  /**
+   * Zero-copy send: `fill` writes the payload straight into the batch buffer behind the frame
+   * header (`dest` is the batch, writable to its end; at most `limit` bytes are used). When
+   * it does not fit and the batch holds earlier frames, they are flushed and `fill` runs once
+   * more on the empty batch. Returns false when nothing was sent (closed, bad type, no room,
+   * `fill` gave up): the caller then uses {@link send}, which also reports errors.
+   */
+  sendWith(
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ): boolean {
+    if (this.#state !== "open" || !(type >= FrameType.Request && type <= 0xff)) return false;
+    for (;;) {
+      const batch = this.#batch;
+      const start = this.#batchLength;
+      const room = batch.length - start - FRAME_HEADER_BYTES;
+      const limit = Math.min(room, this.maxPayloadBytes + FRAME_TRAILER_BYTES);
+      const n = limit > FRAME_TRAILER_BYTES ? fill(batch, start + FRAME_HEADER_BYTES, limit) : -1;
+      if (n >= 0 && n + FRAME_TRAILER_BYTES <= limit) {
+        writeFrameHeader(batch, start, type, n);
+        const end = start + FRAME_HEADER_BYTES + n;
+        writeFrameTrailer(batch, end, crc32c(batch.subarray(start + 4, end)));
+        this.#batchLength = end + FRAME_TRAILER_BYTES;
+        if (this.#batchLength >= EARLY_FLUSH_BYTES) this.#flush();
+        else this.#scheduleFlush();
+        return true;
+      }
+      if (start === 0) return false;
+      this.#flush();
+    }
   }
 
   async drained(): Promise<void> {
@@ -264,6 +300,17 @@ export class SocketChannel implements Channel {
   #queuedBytes(): number {
     return this.#socket.writableLength + this.#batchLength;
   }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    process.nextTick(this.#flushNow);
+  }
+
+  readonly #flushNow = (): void => {
+    this.#flushScheduled = false;
+    this.#flush();
+  };
 
   #flush(): void {
     if (this.#batchLength === 0) return;

@@ -4,47 +4,52 @@ import { FrameType } from "../frame-type.js";
 import { NearwireError } from "../nearwire-error.js";
 import type { CallOptions } from "../transport.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
+import { DeadlineTimer } from "./deadline-timer.js";
 import {
   decodeCredit,
   decodeStatus,
   encodeCallId,
   encodeCancel,
-  encodeMessage,
   encodeRequest,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
   INITIAL_CREDIT,
   readCallId,
-  writeMessageHead,
-  writeRequestHead,
+  readU32,
+  STATUS_HEAD_BYTES,
 } from "./envelope.js";
+import { EnvelopeWriter } from "./envelope-writer.js";
 import { InboundStream } from "./inbound-stream.js";
-import { OutboundCredit, returnCredit } from "./outbound-credit.js";
-import { canSendInPlace, sendInPlace } from "./send-in-place.js";
+import { CALL_FINISHED, OutboundCredit, returnCredit } from "./outbound-credit.js";
 
-/** Client-side state of one call. */
-interface ClientCall {
-  readonly id: number;
-  readonly bound: BoundMethod;
-  /** Unary and client-streaming: settles the returned promise. */
-  resolve: ((value: unknown) => void) | undefined;
-  reject: ((err: NearwireError) => void) | undefined;
+/** Client-side state of one call. One shape for every kind, so the engine's code stays monomorphic. */
+class ClientCall {
+  /** Unary and client-streaming: settle the returned promise. */
+  resolve: ((value: unknown) => void) | undefined = undefined;
+  reject: ((err: NearwireError) => void) | undefined = undefined;
   /** Streamed responses (server-streaming, bidi). */
-  inbound: InboundStream<unknown> | undefined;
+  inbound: InboundStream<unknown> | undefined = undefined;
   /** The last MESSAGE seen on a unary or client-streaming call (peers may send it apart from STATUS). */
-  last: unknown;
-  hasLast: boolean;
-  consumed: number;
-  credit: OutboundCredit | undefined;
-  timer: NodeJS.Timeout | undefined;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-  done: boolean;
+  last: unknown = undefined;
+  hasLast = false;
+  /** Response messages consumed and not yet granted back as CREDIT. */
+  consumed = 0;
+  credit: OutboundCredit | undefined = undefined;
+  deadline: DeadlineTimer | undefined = undefined;
+  signal: AbortSignal | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+  done = false;
+
+  constructor(
+    readonly id: number,
+    readonly bound: BoundMethod,
+  ) {}
 }
 
 /** Runs client calls over one channel. */
 export class ClientSession {
   private readonly calls = new Map<number, ClientCall>();
+  private readonly writer: EnvelopeWriter;
   private nextId = 1;
   private closeError: NearwireError | undefined;
   readonly closed: Promise<Error | undefined>;
@@ -54,6 +59,7 @@ export class ClientSession {
     readonly channel: Channel,
     private readonly maxMessageBytes: number,
   ) {
+    this.writer = new EnvelopeWriter(channel, maxMessageBytes);
     this.closed = new Promise((r) => {
       this.resolveClosed = r;
     });
@@ -64,7 +70,12 @@ export class ClientSession {
   }
 
   unary(bound: BoundMethod, request: unknown, options: CallOptions | undefined): Promise<unknown> {
-    return this.single(bound, options, (call) => this.sendRequest(call, request, options));
+    return new Promise((resolve, reject) => {
+      const call = this.open(bound, options, reject);
+      if (call === undefined) return;
+      call.resolve = resolve;
+      this.sendRequest(call, request, options);
+    });
   }
 
   serverStreaming(
@@ -72,7 +83,12 @@ export class ClientSession {
     request: unknown,
     options: CallOptions | undefined,
   ): AsyncIterable<unknown> {
-    return this.streamed(bound, options, (call) => this.sendRequest(call, request, options));
+    const inbound = this.inboundFor();
+    const call = this.open(bound, options, (e) => inbound.fail(e));
+    if (call === undefined) return inbound;
+    this.bindInbound(call, inbound);
+    this.sendRequest(call, request, options);
+    return inbound;
   }
 
   clientStreaming(
@@ -80,7 +96,12 @@ export class ClientSession {
     requests: AsyncIterable<unknown> | Iterable<unknown>,
     options: CallOptions | undefined,
   ): Promise<unknown> {
-    return this.single(bound, options, (call) => this.startStream(call, requests, options));
+    return new Promise((resolve, reject) => {
+      const call = this.open(bound, options, reject);
+      if (call === undefined) return;
+      call.resolve = resolve;
+      this.startStream(call, requests, options);
+    });
   }
 
   bidiStreaming(
@@ -88,45 +109,30 @@ export class ClientSession {
     requests: AsyncIterable<unknown> | Iterable<unknown>,
     options: CallOptions | undefined,
   ): AsyncIterable<unknown> {
-    return this.streamed(bound, options, (call) => this.startStream(call, requests, options));
-  }
-
-  /** A call answered by one response message (unary, client-streaming). */
-  private single(
-    bound: BoundMethod,
-    options: CallOptions | undefined,
-    start: (call: ClientCall) => void,
-  ): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const call = this.open(bound, options, reject);
-      if (call === undefined) return;
-      call.resolve = resolve;
-      start(call);
-    });
-  }
-
-  /** A call answered by a stream of responses (server-streaming, bidi). */
-  private streamed(
-    bound: BoundMethod,
-    options: CallOptions | undefined,
-    start: (call: ClientCall) => void,
-  ): AsyncIterable<unknown> {
-    const inbound = new InboundStream<unknown>(
-      () => call !== undefined && this.consumed(call),
-      () =>
-        call !== undefined &&
-        this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
-    );
+    const inbound = this.inboundFor();
     const call = this.open(bound, options, (e) => inbound.fail(e));
     if (call === undefined) return inbound;
-    call.inbound = inbound;
-    start(call);
+    this.bindInbound(call, inbound);
+    this.startStream(call, requests, options);
     return inbound;
   }
 
   /** Fails every call with UNAVAILABLE and closes the channel. */
   async close(): Promise<void> {
     await this.channel.close();
+  }
+
+  /** The response stream of a streamed call; it reports consumption and abandonment to the call. */
+  private inboundFor(): InboundStream<unknown> {
+    return new InboundStream<unknown>();
+  }
+
+  private bindInbound(call: ClientCall, inbound: InboundStream<unknown>): void {
+    call.inbound = inbound;
+    inbound.bind(
+      () => this.consumed(call),
+      () => this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
+    );
   }
 
   private open(
@@ -150,33 +156,22 @@ export class ClientSession {
       );
       return undefined;
     }
+    const calls = this.calls;
     let id = this.nextId;
-    while (this.calls.has(id)) id = id >= 0xffffffff ? 1 : id + 1;
+    while (calls.has(id)) id = id >= 0xffffffff ? 1 : id + 1;
     this.nextId = id >= 0xffffffff ? 1 : id + 1;
-    const call: ClientCall = {
-      id,
-      bound,
-      resolve: undefined,
-      reject,
-      inbound: undefined,
-      last: undefined,
-      hasLast: false,
-      consumed: 0,
-      credit: undefined,
-      timer: undefined,
-      signal,
-      onAbort: undefined,
-      done: false,
-    };
-    this.calls.set(id, call);
-    const timeoutMs = options?.timeoutMs;
+    const call = new ClientCall(id, bound);
+    call.reject = reject;
+    calls.set(id, call);
+    if (options === undefined) return call;
+    const timeoutMs = options.timeoutMs;
     if (timeoutMs !== undefined) {
-      call.timer = setTimeout(
-        () => this.cancel(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
-        timeoutMs,
+      call.deadline = new DeadlineTimer(wireTimeoutMs(timeoutMs), () =>
+        this.cancel(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
       );
     }
     if (signal !== undefined) {
+      call.signal = signal;
       call.onAbort = () => this.cancel(call, Code.Canceled, "call aborted by the caller");
       signal.addEventListener("abort", call.onAbort, { once: true });
     }
@@ -185,46 +180,27 @@ export class ClientSession {
 
   private sendRequest(call: ClientCall, request: unknown, options: CallOptions | undefined): void {
     const timeoutMs = timeoutOf(options);
-    const { pathBytes, input } = call.bound;
-    if (
-      options?.metadata === undefined &&
-      !this.channel.closed &&
-      canSendInPlace(this.channel, input)
-    ) {
-      const flags = FLAG_END_STREAM | FLAG_HAS_MESSAGE;
-      const head = (slot: Uint8Array) =>
-        writeRequestHead(slot, 0, call.id, flags, timeoutMs, pathBytes);
-      const headBytes = 10 + pathBytes.byteLength;
-      if (
-        sendInPlace(
-          this.channel,
-          FrameType.Request,
-          headBytes,
-          head,
-          input,
-          request,
-          this.maxMessageBytes,
-        )
-      )
-        return;
-    }
-    let bytes: Uint8Array;
+    const metadata = options?.metadata;
     try {
-      bytes = encodeChecked(call.bound.input, request, this.maxMessageBytes, "request");
+      if (metadata === undefined) {
+        this.writer.request(
+          call.id,
+          FLAG_END_STREAM,
+          timeoutMs,
+          call.bound.pathBytes,
+          call.bound.input,
+          request,
+        );
+        return;
+      }
+      const bytes = encodeChecked(call.bound.input, request, this.maxMessageBytes, "request");
+      this.channel.send(
+        FrameType.Request,
+        encodeRequest(call.id, FLAG_END_STREAM, timeoutMs, call.bound.pathBytes, metadata, bytes),
+      );
     } catch (err) {
       this.settle(call, NearwireError.from(err, Code.Internal));
-      return;
     }
-    const md = options?.metadata;
-    const payload = encodeRequest(
-      call.id,
-      FLAG_END_STREAM,
-      timeoutMs,
-      call.bound.pathBytes,
-      md,
-      bytes,
-    );
-    this.send(call, FrameType.Request, payload);
   }
 
   private startStream(
@@ -241,7 +217,12 @@ export class ClientSession {
       options?.metadata,
       undefined,
     );
-    if (!this.send(call, FrameType.Request, payload)) return;
+    try {
+      this.channel.send(FrameType.Request, payload);
+    } catch (err) {
+      this.settle(call, NearwireError.from(err, Code.Unavailable));
+      return;
+    }
     this.pumpRequests(call, requests).catch((err) => {
       if (!call.done)
         this.cancel(
@@ -256,35 +237,20 @@ export class ClientSession {
     call: ClientCall,
     requests: AsyncIterable<unknown> | Iterable<unknown>,
   ): Promise<void> {
-    const channel = this.channel;
     const credit = call.credit as OutboundCredit;
-    const head = (slot: Uint8Array) => writeMessageHead(slot, 0, call.id);
-    const max = this.maxMessageBytes;
+    const codec = call.bound.input;
     for await (const request of requests) {
       if (call.done) return;
       const wait = credit.take();
       if (wait !== undefined) await wait;
       if (call.done) return;
-      if (sendInPlace(channel, FrameType.Message, 4, head, call.bound.input, request, max))
-        continue;
-      const bytes = encodeChecked(call.bound.input, request, max, "request");
-      if (!channel.send(FrameType.Message, encodeMessage(call.id, bytes))) await channel.drained();
+      if (!this.writer.message(call.id, codec, request, "request")) await this.channel.drained();
     }
-    if (!call.done) channel.send(FrameType.End, encodeCallId(call.id));
-  }
-
-  private send(call: ClientCall, type: number, payload: Uint8Array): boolean {
-    try {
-      this.channel.send(type, payload);
-      return true;
-    } catch (err) {
-      this.settle(call, NearwireError.from(err, Code.Unavailable));
-      return false;
-    }
+    if (!call.done) this.channel.send(FrameType.End, encodeCallId(call.id));
   }
 
   private consumed(call: ClientCall): void {
-    call.consumed = returnCredit(this.channel, call.id, call.consumed + 1, call.done);
+    call.consumed = returnCredit(this.writer, call.id, call.consumed + 1, call.done);
   }
 
   /** The caller gives up: fail locally and tell the server. */
@@ -297,32 +263,9 @@ export class ClientSession {
   private onFrame(type: number, payload: Uint8Array): void {
     try {
       switch (type) {
-        case FrameType.Status: {
-          const st = decodeStatus(payload);
-          const call = this.calls.get(st.callId);
-          if (call === undefined) return;
-          if (st.code !== Code.OK) {
-            const opts = st.trailers === undefined ? {} : { metadata: st.trailers };
-            this.settle(call, new NearwireError(st.code, st.detail, opts), undefined, true);
-            return;
-          }
-          if (st.message !== undefined) this.onMessage(call, st.message);
-          if (call.done) return;
-          if (call.inbound !== undefined) {
-            this.settle(call, undefined);
-          } else if (!call.hasLast) {
-            this.settle(
-              call,
-              new NearwireError(
-                Code.Internal,
-                `${call.bound.kind} call ended OK without a response message`,
-              ),
-            );
-          } else {
-            this.settle(call, undefined, call.last);
-          }
+        case FrameType.Status:
+          this.onStatus(payload);
           return;
-        }
         case FrameType.Message: {
           const call = this.calls.get(readCallId(payload, "MESSAGE"));
           if (call !== undefined) this.onMessage(call, payload.subarray(4));
@@ -337,14 +280,55 @@ export class ClientSession {
           throw new NearwireError(
             Code.Internal,
             `unexpected frame type 0x${type.toString(16)} on a client connection`,
-            {
-              reason: "unknown-frame-type",
-            },
+            { reason: "unknown-frame-type" },
           );
       }
     } catch (err) {
       void this.channel.close(NearwireError.from(err, Code.Internal));
     }
+  }
+
+  private onStatus(p: Uint8Array): void {
+    // Fast path: OK, no detail, no trailers, the response inline (what nearwire servers send).
+    if (
+      p.byteLength >= STATUS_HEAD_BYTES &&
+      p[4] === FLAG_HAS_MESSAGE &&
+      p[5] === Code.OK &&
+      p[6] === 0 &&
+      p[7] === 0
+    ) {
+      const call = this.calls.get(readU32(p, 0));
+      if (call === undefined) return;
+      this.onMessage(call, p.subarray(STATUS_HEAD_BYTES));
+      this.settleOk(call);
+      return;
+    }
+    const st = decodeStatus(p);
+    const call = this.calls.get(st.callId);
+    if (call === undefined) return;
+    if (st.code !== Code.OK) {
+      const opts = st.trailers === undefined ? {} : { metadata: st.trailers };
+      this.settle(call, new NearwireError(st.code, st.detail, opts), true);
+      return;
+    }
+    if (st.message !== undefined) this.onMessage(call, st.message);
+    this.settleOk(call);
+  }
+
+  /** An OK STATUS arrived: end the stream, or resolve with the one response. */
+  private settleOk(call: ClientCall): void {
+    if (call.done) return;
+    if (call.inbound !== undefined || call.hasLast) {
+      this.settle(call, undefined);
+      return;
+    }
+    this.settle(
+      call,
+      new NearwireError(
+        Code.Internal,
+        `${call.bound.kind} call ended OK without a response message`,
+      ),
+    );
   }
 
   private onMessage(call: ClientCall, bytes: Uint8Array): void {
@@ -363,37 +347,39 @@ export class ClientSession {
       this.cancel(call, e.code, e.message);
       return;
     }
-    if (call.inbound !== undefined) {
-      if (call.inbound.buffered >= INITIAL_CREDIT * 2) {
+    const inbound = call.inbound;
+    if (inbound !== undefined) {
+      if (inbound.buffered >= INITIAL_CREDIT * 2) {
         throw new NearwireError(Code.Internal, `call ${call.id}: server sent past its credit`, {
           reason: "protocol-violation",
         });
       }
-      call.inbound.push(value);
+      inbound.push(value);
     } else {
       call.last = value;
       call.hasLast = true;
     }
   }
 
-  /** Ends a call locally: resolves/ends with `value` when `error` is undefined, else fails. */
-  private settle(
-    call: ClientCall,
-    error: NearwireError | undefined,
-    value?: unknown,
-    keepBuffered = false,
-  ): void {
+  /**
+   * The one place a call ends on the client: resolves (or ends its stream) when `error` is
+   * undefined, else fails it. `keepBuffered`: responses that arrived before an error STATUS
+   * are still delivered.
+   */
+  private settle(call: ClientCall, error: NearwireError | undefined, keepBuffered = false): void {
     if (call.done) return;
     call.done = true;
     this.calls.delete(call.id);
-    if (call.timer !== undefined) clearTimeout(call.timer);
+    call.deadline?.clear();
     if (call.onAbort !== undefined) call.signal?.removeEventListener("abort", call.onAbort);
-    if (error !== undefined) call.credit?.fail(error);
-    else call.credit?.fail(new NearwireError(Code.OK, "call finished"));
-    if (call.inbound !== undefined) {
-      if (error === undefined) call.inbound.end();
-      else call.inbound.fail(error, keepBuffered);
+    call.credit?.fail(error ?? CALL_FINISHED);
+    const inbound = call.inbound;
+    if (inbound !== undefined) {
+      if (error === undefined) inbound.end();
+      else inbound.fail(error, keepBuffered);
     } else if (error === undefined) {
+      const value = call.last;
+      call.last = undefined;
       call.resolve?.(value);
     } else {
       call.reject?.(error);
@@ -411,8 +397,12 @@ export class ClientSession {
   }
 }
 
+/** A caller's `timeoutMs` as the wire's u32 (0 = none): at least 1, at most 2^32 − 1. */
+function wireTimeoutMs(t: number): number {
+  return Math.max(1, Math.min(0xffffffff, Math.ceil(t)));
+}
+
 function timeoutOf(options: CallOptions | undefined): number {
   const t = options?.timeoutMs;
-  if (t === undefined) return 0;
-  return Math.max(1, Math.min(0xffffffff, Math.ceil(t)));
+  return t === undefined ? 0 : wireTimeoutMs(t);
 }

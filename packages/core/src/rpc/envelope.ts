@@ -27,21 +27,37 @@ export const FLAG_HAS_METADATA = 0x04;
 /** Messages each side may send on a call before it receives CREDIT (PROTOCOL.md §5.4). */
 export const INITIAL_CREDIT = 32;
 
+/** Bytes of a REQUEST before its method path: callId, flags, timeoutMs, methodLen. */
+export const REQUEST_HEAD_BYTES = 10;
+/** Bytes of a MESSAGE before its message: callId. */
+export const MESSAGE_HEAD_BYTES = 4;
+/** Bytes of a STATUS before its detail: callId, flags, code, detailLen. */
+export const STATUS_HEAD_BYTES = 8;
+/** Bytes of an END payload: callId. */
+export const END_BYTES = 4;
+/** Bytes of a CANCEL payload: callId, code. */
+export const CANCEL_BYTES = 5;
+/** Bytes of a CREDIT payload: callId, credit. */
+export const CREDIT_BYTES = 8;
+
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
 
-function putU32(out: Uint8Array, at: number, n: number): void {
+/** Writes `n` as a big-endian u32 at `out[at…]`. */
+export function putU32(out: Uint8Array, at: number, n: number): void {
   out[at] = n >>> 24;
   out[at + 1] = n >>> 16;
   out[at + 2] = n >>> 8;
   out[at + 3] = n;
 }
 
-function view(bytes: Uint8Array): DataView {
+/** A DataView over exactly `bytes`. */
+export function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function malformed(what: string): NearwireError {
+/** INTERNAL `protocol-violation`: a `what` frame that breaks its layout. */
+export function malformed(what: string): NearwireError {
   return new NearwireError(Code.Internal, `malformed ${what} frame`, {
     reason: "protocol-violation",
   });
@@ -84,7 +100,8 @@ function writeMetadata(out: Uint8Array, dv: DataView, at: number, parts: Uint8Ar
   return o;
 }
 
-function readMetadata(
+/** Reads a metadata block at `bytes[at…]`; returns it and the offset after it. */
+export function readMetadata(
   bytes: Uint8Array,
   dv: DataView,
   at: number,
@@ -198,7 +215,8 @@ export function decodeRequest(p: Uint8Array): RequestFrame {
   return { callId: readU32(p, 0), flags, timeoutMs: readU32(p, 5), method, metadata, message };
 }
 
-function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: string): string {
+/** Reads `len` bytes at `p[at…]` as a UTF-8 string (an ASCII fast path); throws when not UTF-8. */
+export function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: string): string {
   let ascii = true;
   for (let i = at; i < at + len; i++) if ((p[i] as number) > 0x7f) ascii = false;
   if (!ascii) return decodeText(p.subarray(at, at + len), what);
@@ -222,7 +240,8 @@ export function encodeCallId(callId: number): Uint8Array {
   return out;
 }
 
-function readU32(p: Uint8Array, at: number): number {
+/** Reads a big-endian u32 at `p[at…]` (the caller checked the length). */
+export function readU32(p: Uint8Array, at: number): number {
   return (
     (((p[at] as number) << 24) |
       ((p[at + 1] as number) << 16) |

@@ -13,10 +13,17 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
   private waiter: ((r: IteratorResult<T>) => void) | undefined;
   private failWaiter: ((e: NearwireError) => void) | undefined;
 
-  constructor(
-    private readonly onConsumed: () => void,
-    private readonly onAbandon: () => void,
-  ) {}
+  private onConsumed: () => void = nothing;
+  private onAbandon: () => void = nothing;
+
+  /**
+   * Sets what happens when the consumer takes a message (`onConsumed`: return CREDIT) and when
+   * it stops iterating early (`onAbandon`: cancel the call).
+   */
+  bind(onConsumed: () => void, onAbandon: () => void): void {
+    this.onConsumed = onConsumed;
+    this.onAbandon = onAbandon;
+  }
 
   /** Messages buffered and not yet taken. */
   get buffered(): number {
@@ -102,3 +109,5 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     return this;
   }
 }
+
+function nothing(): void {}

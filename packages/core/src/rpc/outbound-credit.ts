@@ -1,7 +1,10 @@
-import type { Channel } from "../channel.js";
-import { FrameType } from "../frame-type.js";
-import type { NearwireError } from "../nearwire-error.js";
-import { encodeCredit, INITIAL_CREDIT } from "./envelope.js";
+import { Code } from "../code.js";
+import { NearwireError } from "../nearwire-error.js";
+import { INITIAL_CREDIT } from "./envelope.js";
+import type { EnvelopeWriter } from "./envelope-writer.js";
+
+/** What a sender waiting for credit is told when its call ended normally (one shared instance). */
+export const CALL_FINISHED = new NearwireError(Code.OK, "call finished");
 
 /**
  * The sending side's view of a call's credit: how many more messages the peer has agreed to
@@ -55,12 +58,12 @@ export class OutboundCredit {
  * still open) and returns what remains ungranted (0 after a grant).
  */
 export function returnCredit(
-  channel: Channel,
+  writer: EnvelopeWriter,
   callId: number,
   consumed: number,
   ended: boolean,
 ): number {
   if (consumed < INITIAL_CREDIT / 2 || ended) return consumed;
-  channel.send(FrameType.Credit, encodeCredit(callId, consumed));
+  writer.credit(callId, consumed);
   return 0;
 }

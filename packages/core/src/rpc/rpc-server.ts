@@ -3,7 +3,8 @@ import { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";
 import type { ServiceDefinition } from "../service.js";
 import type { BindOptions, Server, ServiceImpl } from "../transport.js";
-import { type BoundMethod, bindService } from "./bound-method.js";
+import { bindService } from "./bound-method.js";
+import { MethodTable } from "./method-table.js";
 import { ServerSession, type ServerSessionHost } from "./server-session.js";
 
 /** Options shared by the RPC server and client. */
@@ -28,7 +29,7 @@ export const ENVELOPE_HEADROOM_BYTES = 64 * 1024;
 
 /** The RPC server over any {@link ChannelProvider}. */
 export class RpcServer implements Server, ServerSessionHost {
-  readonly methods = new Map<string, { bound: BoundMethod; impl: (...args: never[]) => unknown }>();
+  readonly methods = new MethodTable();
   readonly maxMessageBytes: number;
   draining = false;
   private listener: ChannelListener | undefined;
@@ -61,7 +62,7 @@ export class RpcServer implements Server, ServerSessionHost {
       const fn = (impl as Record<string, unknown>)[bound.name];
       if (typeof fn !== "function") throw new TypeError(`no handler for ${bound.path}`);
       if (this.methods.has(bound.path)) throw new TypeError(`${bound.path} is already served`);
-      this.methods.set(bound.path, { bound, impl: fn.bind(impl) as (...args: never[]) => unknown });
+      this.methods.add({ bound, impl: fn.bind(impl) as (input: unknown, ctx: never) => unknown });
     }
     return this;
   }

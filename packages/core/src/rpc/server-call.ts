@@ -2,6 +2,7 @@ import type { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";
 import type { HandlerContext, Metadata } from "../transport.js";
 import type { BoundMethod } from "./bound-method.js";
+import type { DeadlineTimer } from "./deadline-timer.js";
 import type { InboundStream } from "./inbound-stream.js";
 import type { OutboundCredit } from "./outbound-credit.js";
 
@@ -20,7 +21,7 @@ export class ServerCall implements HandlerContext {
   private abortReason: NearwireError | undefined;
   /** Set once a STATUS was sent or the client cancelled: nothing more is sent for this call. */
   finished = false;
-  timer: NodeJS.Timeout | undefined;
+  deadlineTimer: DeadlineTimer | undefined = undefined;
   inbound: InboundStream<unknown> | undefined;
   /** Request messages received and not yet granted back as CREDIT. */
   consumed = 0;
@@ -32,6 +33,8 @@ export class ServerCall implements HandlerContext {
   constructor(
     readonly id: number,
     readonly bound: BoundMethod,
+    /** The handler. */
+    readonly impl: (input: unknown, ctx: ServerCall) => unknown,
     metadata: Metadata | undefined,
     timeoutMs: number,
   ) {
@@ -63,7 +66,7 @@ export class ServerCall implements HandlerContext {
     if (this.abortReason !== undefined) return;
     const err = new NearwireError(code, message);
     this.abortReason = err;
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.deadlineTimer?.clear();
     this.controller?.abort(err);
     this.credit?.fail(err);
     this.inbound?.fail(err);

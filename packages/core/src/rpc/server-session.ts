@@ -2,48 +2,59 @@ import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
 import { NearwireError } from "../nearwire-error.js";
-import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
+import type { Metadata } from "../transport.js";
+import { decodeChecked, encodeChecked } from "./bound-method.js";
+import { DeadlineTimer } from "./deadline-timer.js";
 import {
   decodeCancel,
   decodeCredit,
-  decodeRequest,
-  encodeMessage,
+  END_BYTES,
   encodeStatus,
   FLAG_END_STREAM,
+  FLAG_HAS_MESSAGE,
+  FLAG_HAS_METADATA,
   INITIAL_CREDIT,
-  type RequestFrame,
+  latin1OrUtf8,
+  malformed,
+  REQUEST_HEAD_BYTES,
   readCallId,
-  writeMessageHead,
-  writeOkStatusHead,
+  readMetadata,
+  readU32,
+  view,
 } from "./envelope.js";
+import { EnvelopeWriter } from "./envelope-writer.js";
 import { InboundStream } from "./inbound-stream.js";
+import type { MethodTable } from "./method-table.js";
 import { OutboundCredit, returnCredit } from "./outbound-credit.js";
-import { canSendInPlace, sendInPlace } from "./send-in-place.js";
 import { ServerCall } from "./server-call.js";
 
 /** What a session needs from its server. */
 export interface ServerSessionHost {
-  readonly methods: ReadonlyMap<
-    string,
-    { bound: BoundMethod; impl: (...args: never[]) => unknown }
-  >;
+  readonly methods: MethodTable;
   readonly maxMessageBytes: number;
   readonly draining: boolean;
   sessionClosed(session: ServerSession): void;
   callsChanged(): void;
 }
 
-type AnyImpl = (input: unknown, ctx: ServerCall) => unknown;
-
-/** Serves calls arriving on one channel. */
+/**
+ * Serves calls arriving on one channel.
+ *
+ * A unary call whose handler returns a value (not a promise) is answered inside the REQUEST's
+ * frame callback and never enters the call table; a call is registered (table, deadline timer)
+ * only while something of it is pending: a promise, a stream, a missing request message.
+ */
 export class ServerSession {
+  /** Calls with something pending, by id. */
   readonly calls = new Map<number, ServerCall>();
+  private readonly writer: EnvelopeWriter;
   private closed = false;
 
   constructor(
     readonly channel: Channel,
     private readonly host: ServerSessionHost,
   ) {
+    this.writer = new EnvelopeWriter(channel, host.maxMessageBytes);
     channel.start({
       onFrame: (type, payload) => this.onFrame(type, payload),
       onClose: (error) => this.onClose(error),
@@ -52,9 +63,7 @@ export class ServerSession {
 
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
   async shutdown(code: Code, message: string): Promise<void> {
-    for (const call of this.calls.values()) {
-      this.finish(call, code, message);
-    }
+    for (const call of [...this.calls.values()]) this.finish(call, code, message);
     await this.channel.close();
   }
 
@@ -62,13 +71,13 @@ export class ServerSession {
     try {
       switch (type) {
         case FrameType.Request:
-          this.onRequest(decodeRequest(payload));
+          this.onRequest(payload);
           return;
         case FrameType.Message:
           this.onMessage(readCallId(payload, "MESSAGE"), payload.subarray(4));
           return;
         case FrameType.End:
-          if (payload.byteLength !== 4) throw protocolError("malformed END frame");
+          if (payload.byteLength !== END_BYTES) throw protocolError("malformed END frame");
           this.onEnd(readCallId(payload, "END"));
           return;
         case FrameType.Cancel: {
@@ -92,58 +101,76 @@ export class ServerSession {
           );
       }
     } catch (err) {
-      const e = NearwireError.from(err, Code.Internal);
-      void this.channel.close(e);
+      void this.channel.close(NearwireError.from(err, Code.Internal));
     }
   }
 
-  private onRequest(req: RequestFrame): void {
-    const id = req.callId;
+  /** Reads a REQUEST in place (PROTOCOL.md §5.2): no object, no method string per call. */
+  private onRequest(p: Uint8Array): void {
+    if (p.byteLength < REQUEST_HEAD_BYTES) throw malformed("REQUEST");
+    const id = readU32(p, 0);
+    const flags = p[4] as number;
+    const timeoutMs = readU32(p, 5);
+    const ml = p[9] as number;
+    if (ml === 0 || REQUEST_HEAD_BYTES + ml > p.byteLength) throw malformed("REQUEST");
+    let o = REQUEST_HEAD_BYTES + ml;
+    let metadata: Metadata | undefined;
+    if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
+    let message: Uint8Array | undefined;
+    if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
+    else if (o !== p.byteLength) throw malformed("REQUEST");
     if (this.calls.has(id)) throw protocolError(`call id ${id} is already in use`);
-    if (this.host.draining) {
-      this.sendStatus(id, Code.Unavailable, "server is shutting down", undefined, undefined);
+    const method = this.host.methods.lookup(p, REQUEST_HEAD_BYTES, ml);
+    if (method === undefined || this.host.draining) {
+      const name = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
+      if (this.host.draining) this.sendStatus(id, Code.Unavailable, "server is shutting down");
+      else this.sendStatus(id, Code.Unimplemented, `method ${name} not found`);
       return;
     }
-    const entry = this.host.methods.get(req.method);
-    if (entry === undefined) {
-      this.sendStatus(
-        id,
-        Code.Unimplemented,
-        `method ${req.method} not found`,
-        undefined,
-        undefined,
-      );
-      return;
-    }
-    const { bound } = entry;
-    const impl = entry.impl as unknown as AnyImpl;
-    const call = new ServerCall(id, bound, req.metadata, req.timeoutMs);
-    this.calls.set(id, call);
-    this.host.callsChanged();
-    if (req.timeoutMs > 0) {
-      call.timer = setTimeout(() => {
-        this.finish(call, Code.DeadlineExceeded, `deadline of ${req.timeoutMs} ms exceeded`);
-      }, req.timeoutMs);
-    }
-    const ended = (req.flags & FLAG_END_STREAM) !== 0;
-    if (bound.kind === "unary" || bound.kind === "server_streaming") {
-      if (req.message !== undefined && ended) {
-        const input = this.decodeRequestMessage(call, req.message);
-        if (input !== NOTHING) this.run(call, impl, input);
-      } else {
-        call.single = { count: 0 };
-        if (req.message !== undefined) this.onMessage(id, req.message);
-        if (ended) this.onEnd(id);
+    const { bound } = method;
+    const call = new ServerCall(id, bound, method.impl as never, metadata, timeoutMs);
+    const ended = (flags & FLAG_END_STREAM) !== 0;
+    const kind = bound.kind;
+    if (kind === "unary" || kind === "server_streaming") {
+      if (message !== undefined && ended) {
+        const input = this.decodeRequestMessage(call, message);
+        if (input === NOTHING) return;
+        if (kind === "unary") this.runUnary(call, input);
+        else {
+          this.register(call, timeoutMs);
+          this.runStreaming(call, input);
+        }
+        return;
       }
+      this.register(call, timeoutMs);
+      call.single = { count: 0 };
+      if (message !== undefined) this.onMessage(id, message);
+      if (ended) this.onEnd(id);
       return;
     }
-    call.inbound = new InboundStream<unknown>(
+    this.register(call, timeoutMs);
+    const inbound = new InboundStream<unknown>();
+    inbound.bind(
       () => this.consumed(call),
       () => undefined,
     );
-    if (req.message !== undefined) this.onMessage(id, req.message);
-    if (ended) call.inbound.end();
-    this.run(call, impl, call.inbound);
+    call.inbound = inbound;
+    if (message !== undefined) this.onMessage(id, message);
+    if (ended) inbound.end();
+    if (kind === "client_streaming") this.runUnary(call, inbound);
+    else this.runStreaming(call, inbound);
+  }
+
+  /** Puts `call` in the table (with its deadline): something of it is pending. */
+  private register(call: ServerCall, timeoutMs: number): void {
+    if (this.calls.get(call.id) === call) return;
+    this.calls.set(call.id, call);
+    this.host.callsChanged();
+    if (timeoutMs > 0) {
+      call.deadlineTimer = new DeadlineTimer(timeoutMs, () =>
+        this.finish(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
+      );
+    }
   }
 
   private onMessage(id: number, bytes: Uint8Array): void {
@@ -176,21 +203,21 @@ export class ServerSession {
     const call = this.calls.get(id);
     if (call === undefined || call.finished) return;
     const single = call.single;
-    if (single !== undefined) {
-      if (single.count !== 1) {
-        this.finish(
-          call,
-          Code.InvalidArgument,
-          `${call.bound.kind} call got ${single.count} request messages`,
-        );
-        return;
-      }
-      call.single = undefined;
-      const entry = this.host.methods.get(call.bound.path);
-      if (entry !== undefined) this.run(call, entry.impl as unknown as AnyImpl, single.value);
+    if (single === undefined) {
+      call.inbound?.end();
       return;
     }
-    call.inbound?.end();
+    if (single.count !== 1) {
+      this.finish(
+        call,
+        Code.InvalidArgument,
+        `${call.bound.kind} call got ${single.count} request messages`,
+      );
+      return;
+    }
+    call.single = undefined;
+    if (call.bound.kind === "unary") this.runUnary(call, single.value);
+    else this.runStreaming(call, single.value);
   }
 
   private decodeRequestMessage(call: ServerCall, bytes: Uint8Array): unknown {
@@ -210,76 +237,77 @@ export class ServerSession {
   }
 
   private consumed(call: ServerCall): void {
-    call.consumed = returnCredit(this.channel, call.id, call.consumed + 1, call.finished);
+    call.consumed = returnCredit(this.writer, call.id, call.consumed + 1, call.finished);
   }
 
-  private run(call: ServerCall, impl: AnyImpl, input: unknown): void {
-    const kind = call.bound.kind;
+  /** Runs a handler that answers with one message (unary, client-streaming). */
+  private runUnary(call: ServerCall, input: unknown): void {
     let result: unknown;
     try {
-      result = impl(input, call);
+      result = call.impl(input, call);
     } catch (err) {
       this.fail(call, err);
       return;
     }
-    if (kind === "unary" || kind === "client_streaming") {
-      if (result instanceof Promise) {
-        result.then(
-          (value) => this.reply(call, value),
-          (err) => this.fail(call, err),
-        );
-      } else {
-        this.reply(call, result);
-      }
+    if (result instanceof Promise) {
+      this.register(call, readDeadline(call));
+      result.then(
+        (value) => this.reply(call, value),
+        (err) => this.fail(call, err),
+      );
+    } else {
+      this.reply(call, result);
+    }
+  }
+
+  /** Runs a handler that answers with a stream (server-streaming, bidi). */
+  private runStreaming(call: ServerCall, input: unknown): void {
+    let source: AsyncIterable<unknown>;
+    try {
+      source = call.impl(input, call) as AsyncIterable<unknown>;
+    } catch (err) {
+      this.fail(call, err);
       return;
     }
-    this.pump(call, result as AsyncIterable<unknown>).then(
+    this.pump(call, source).then(
       () => this.finish(call, Code.OK, ""),
       (err) => this.fail(call, err),
     );
   }
 
   private async pump(call: ServerCall, source: AsyncIterable<unknown>): Promise<void> {
-    const channel = this.channel;
     const credit = new OutboundCredit();
     call.credit = credit;
-    const head = (slot: Uint8Array) => writeMessageHead(slot, 0, call.id);
-    const max = this.host.maxMessageBytes;
+    const codec = call.bound.output;
     for await (const value of source) {
       if (call.finished) return;
       const wait = credit.take();
       if (wait !== undefined) await wait;
       if (call.finished) return;
-      if (sendInPlace(channel, FrameType.Message, 4, head, call.bound.output, value, max)) continue;
-      const bytes = encodeChecked(call.bound.output, value, max, "response");
-      if (!channel.send(FrameType.Message, encodeMessage(call.id, bytes))) await channel.drained();
+      if (!this.writer.message(call.id, codec, value, "response")) await this.channel.drained();
     }
   }
 
   private reply(call: ServerCall, value: unknown): void {
     if (call.finished) return;
-    if (
-      call.trailersIfAny === undefined &&
-      !this.channel.closed &&
-      canSendInPlace(this.channel, call.bound.output)
-    ) {
-      const head = (slot: Uint8Array) => writeOkStatusHead(slot, 0, call.id);
-      const max = this.host.maxMessageBytes;
-      if (sendInPlace(this.channel, FrameType.Status, 8, head, call.bound.output, value, max)) {
-        call.finished = true;
-        this.drop(call, Code.OK, "");
-        return;
-      }
-    }
-    let bytes: Uint8Array;
+    const trailers = call.trailersIfAny;
     try {
-      bytes = encodeChecked(call.bound.output, value, this.host.maxMessageBytes, "response");
+      if (trailers === undefined) {
+        this.writer.okStatus(call.id, call.bound.output, value);
+      } else {
+        const bytes = encodeChecked(
+          call.bound.output,
+          value,
+          this.host.maxMessageBytes,
+          "response",
+        );
+        this.channel.send(FrameType.Status, encodeStatus(call.id, Code.OK, "", trailers, bytes));
+      }
     } catch (err) {
       this.fail(call, err);
       return;
     }
     call.finished = true;
-    this.sendStatus(call.id, Code.OK, "", call.trailersIfAny, bytes);
     this.drop(call, Code.OK, "");
   }
 
@@ -289,42 +317,31 @@ export class ServerSession {
     this.finish(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, e.metadata);
   }
 
-  /** Sends the final STATUS (once) and forgets the call. */
-  private finish(
-    call: ServerCall,
-    code: Code,
-    message: string,
-    trailers?: Record<string, string>,
-  ): void {
+  /** The one place a call ends on the server: sends its final STATUS (once) and forgets it. */
+  private finish(call: ServerCall, code: Code, message: string, trailers?: Metadata): void {
     if (!call.finished) {
       call.finished = true;
       let md = call.trailersIfAny;
       if (trailers !== undefined && Object.keys(trailers).length > 0) md = { ...md, ...trailers };
-      this.sendStatus(call.id, code, message, md, undefined);
+      this.sendStatus(call.id, code, message, md);
     }
     this.drop(call, code, message);
   }
 
   private drop(call: ServerCall, code: Code, message: string): void {
+    if (code !== Code.OK) call.abort(code, message);
+    else call.deadlineTimer?.clear();
     if (this.calls.get(call.id) !== call) return;
     this.calls.delete(call.id);
-    if (call.timer !== undefined) clearTimeout(call.timer);
-    if (code !== Code.OK) call.abort(code, message);
     this.host.callsChanged();
   }
 
-  private sendStatus(
-    id: number,
-    code: Code,
-    message: string,
-    trailers: Record<string, string> | undefined,
-    body: Uint8Array | undefined,
-  ): void {
+  /** Sends a STATUS without a message; when it does not fit the channel, says why instead. */
+  private sendStatus(id: number, code: Code, message: string, trailers?: Metadata): void {
     if (this.channel.closed) return;
     try {
-      this.channel.send(FrameType.Status, encodeStatus(id, code, message, trailers, body));
+      this.channel.send(FrameType.Status, encodeStatus(id, code, message, trailers, undefined));
     } catch (err) {
-      // The response (or its trailers) does not fit the channel: tell the client why instead.
       const e = NearwireError.from(err, Code.Internal);
       if (this.channel.closed) return;
       this.channel.send(
@@ -344,6 +361,12 @@ export class ServerSession {
     }
     this.host.sessionClosed(this);
   }
+}
+
+/** The wire timeout left for a call that becomes pending (its deadline was fixed at arrival). */
+function readDeadline(call: ServerCall): number {
+  if (call.deadline === undefined) return 0;
+  return Math.max(1, call.deadline - Date.now());
 }
 
 const NOTHING: unique symbol = Symbol("nothing");

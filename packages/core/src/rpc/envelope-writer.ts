@@ -1,0 +1,190 @@
+import type { Channel } from "../channel.js";
+import { Code } from "../code.js";
+import type { MessageCodec } from "../codec.js";
+import { FrameType } from "../frame-type.js";
+import { NearwireError } from "../nearwire-error.js";
+import { encodeChecked } from "./bound-method.js";
+import {
+  CREDIT_BYTES,
+  FLAG_HAS_MESSAGE,
+  MESSAGE_HEAD_BYTES,
+  putU32,
+  REQUEST_HEAD_BYTES,
+  STATUS_HEAD_BYTES,
+} from "./envelope.js";
+
+enum Head {
+  Request,
+  Message,
+  OkStatus,
+}
+
+/**
+ * Writes the engine's hot frames — REQUEST without metadata, MESSAGE, OK STATUS with its
+ * response — with the message encoded straight behind its envelope head in the channel's send
+ * buffer (`Channel.sendWith` + `MessageCodec.encodeInto`): no intermediate message or frame
+ * buffer and no closure per frame (one `fill` function per writer, its arguments in fields).
+ *
+ * When the channel has no `sendWith`, has no contiguous room, or the codec has no
+ * `encodeInto`, the message is encoded to its own bytes ({@link encodeChecked}, which also
+ * reports encode failures and the size limit as typed errors) and copied behind the head.
+ */
+export class EnvelopeWriter {
+  private head = Head.Request;
+  private callId = 0;
+  private flags = 0;
+  private timeoutMs = 0;
+  private pathBytes: Uint8Array = EMPTY;
+  private codec: MessageCodec<unknown> | undefined;
+  private value: unknown;
+  private encoded: Uint8Array | undefined;
+  private readonly fill = (dest: Uint8Array, offset: number, limit: number): number =>
+    this.fillSlot(dest, offset, limit);
+
+  constructor(
+    private readonly channel: Channel,
+    private readonly maxMessageBytes: number,
+  ) {}
+
+  /**
+   * Sends a REQUEST with its (only) message inline. Throws INTERNAL `encode-failed`,
+   * RESOURCE_EXHAUSTED `message-too-large`, or the channel's error.
+   */
+  request(
+    callId: number,
+    flags: number,
+    timeoutMs: number,
+    pathBytes: Uint8Array,
+    codec: MessageCodec<unknown>,
+    value: unknown,
+  ): boolean {
+    this.head = Head.Request;
+    this.timeoutMs = timeoutMs;
+    this.flags = flags | FLAG_HAS_MESSAGE;
+    this.pathBytes = pathBytes;
+    return this.send(FrameType.Request, callId, codec, value, "request");
+  }
+
+  /** Sends a MESSAGE. Returns the channel's backpressure signal; throws like {@link request}. */
+  message(callId: number, codec: MessageCodec<unknown>, value: unknown, what: string): boolean {
+    this.head = Head.Message;
+    return this.send(FrameType.Message, callId, codec, value, what);
+  }
+
+  /** Sends an OK STATUS carrying the response; throws like {@link request}. */
+  okStatus(callId: number, codec: MessageCodec<unknown>, value: unknown): boolean {
+    this.head = Head.OkStatus;
+    return this.send(FrameType.Status, callId, codec, value, "response");
+  }
+
+  /** Sends a CREDIT frame granting `credit` more messages on `callId`. */
+  credit(callId: number, credit: number): void {
+    const out = new Uint8Array(CREDIT_BYTES);
+    putU32(out, 0, callId);
+    putU32(out, 4, credit);
+    this.channel.send(FrameType.Credit, out);
+  }
+
+  private send(
+    type: number,
+    callId: number,
+    codec: MessageCodec<unknown>,
+    value: unknown,
+    what: string,
+  ): boolean {
+    this.callId = callId;
+    this.codec = codec;
+    this.value = value;
+    const channel = this.channel;
+    try {
+      if (channel.sendWith !== undefined && codec.encodeInto !== undefined) {
+        if (channel.sendWith(type, this.fill)) return true;
+        if (channel.closed) throw channelClosed(channel.peer);
+      }
+      const encoded = encodeChecked(codec, value, this.maxMessageBytes, what);
+      if (channel.sendWith !== undefined) {
+        this.encoded = encoded;
+        if (channel.sendWith(type, this.fill)) return true;
+      }
+      const headBytes = this.headBytes();
+      const out = new Uint8Array(headBytes + encoded.byteLength);
+      this.writeHead(out, 0);
+      out.set(encoded, headBytes);
+      return channel.send(type, out);
+    } finally {
+      this.codec = undefined;
+      this.value = undefined;
+      this.encoded = undefined;
+    }
+  }
+
+  private headBytes(): number {
+    switch (this.head) {
+      case Head.Request:
+        return REQUEST_HEAD_BYTES + this.pathBytes.byteLength;
+      case Head.Message:
+        return MESSAGE_HEAD_BYTES;
+      default:
+        return STATUS_HEAD_BYTES;
+    }
+  }
+
+  private writeHead(out: Uint8Array, at: number): void {
+    putU32(out, at, this.callId);
+    switch (this.head) {
+      case Head.Request: {
+        const path = this.pathBytes;
+        out[at + 4] = this.flags;
+        putU32(out, at + 5, this.timeoutMs);
+        out[at + 9] = path.byteLength;
+        out.set(path, at + REQUEST_HEAD_BYTES);
+        return;
+      }
+      case Head.OkStatus:
+        out[at + 4] = FLAG_HAS_MESSAGE;
+        out[at + 5] = 0;
+        out[at + 6] = 0;
+        out[at + 7] = 0;
+        return;
+      default:
+        return;
+    }
+  }
+
+  private fillSlot(dest: Uint8Array, offset: number, limit: number): number {
+    const headBytes = this.headBytes();
+    if (limit <= headBytes) return -1;
+    let n: number;
+    const encoded = this.encoded;
+    if (encoded !== undefined) {
+      n = encoded.byteLength;
+      if (headBytes + n > limit) return -1;
+      dest.set(encoded, offset + headBytes);
+    } else {
+      const codec = this.codec as MessageCodec<unknown>;
+      const encodeInto = codec.encodeInto as NonNullable<MessageCodec<unknown>["encodeInto"]>;
+      try {
+        // When the slot runs to the end of `dest`, the codec gets `dest` itself (no view to
+        // make); otherwise a view bounded to the slot, so that no codec writes past it.
+        n =
+          offset + limit === dest.byteLength
+            ? encodeInto.call(codec, this.value, dest, offset + headBytes)
+            : encodeInto.call(codec, this.value, dest.subarray(offset, offset + limit), headBytes);
+      } catch {
+        return -1; // re-encoded on the copying path, which reports the error
+      }
+      if (n < 0 || n > this.maxMessageBytes || headBytes + n > limit) return -1;
+    }
+    this.writeHead(dest, offset);
+    return headBytes + n;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Thrown when a call's message cannot be sent because the channel is closed. */
+export function channelClosed(peer: string): NearwireError {
+  return new NearwireError(Code.Unavailable, `channel to ${peer} is closed`, {
+    reason: "peer-closed",
+  });
+}

@@ -1,0 +1,54 @@
+import type { BoundMethod } from "./bound-method.js";
+
+/** A served method: its binding and its handler. */
+export interface ServedMethod {
+  readonly bound: BoundMethod;
+  readonly impl: (input: unknown, ctx: never) => unknown;
+}
+
+/**
+ * The methods of a server, found by the UTF-8 path bytes of a REQUEST without building a
+ * string per call: an FNV-1a hash of the bytes picks a bucket, and the bytes are compared.
+ */
+export class MethodTable {
+  private readonly byHash = new Map<number, ServedMethod[]>();
+  private readonly byPath = new Map<string, ServedMethod>();
+
+  /** Number of methods. */
+  get size(): number {
+    return this.byPath.size;
+  }
+
+  has(path: string): boolean {
+    return this.byPath.has(path);
+  }
+
+  add(method: ServedMethod): void {
+    const bytes = method.bound.pathBytes;
+    this.byPath.set(method.bound.path, method);
+    const h = hash(bytes, 0, bytes.byteLength);
+    const bucket = this.byHash.get(h);
+    if (bucket === undefined) this.byHash.set(h, [method]);
+    else bucket.push(method);
+  }
+
+  /** The method whose path is `p[at … at+len)`, or undefined. */
+  lookup(p: Uint8Array, at: number, len: number): ServedMethod | undefined {
+    const bucket = this.byHash.get(hash(p, at, len));
+    if (bucket === undefined) return undefined;
+    for (const method of bucket) {
+      const bytes = method.bound.pathBytes;
+      if (bytes.byteLength !== len) continue;
+      let i = 0;
+      while (i < len && bytes[i] === p[at + i]) i++;
+      if (i === len) return method;
+    }
+    return undefined;
+  }
+}
+
+function hash(p: Uint8Array, at: number, len: number): number {
+  let h = 0x811c9dc5;
+  for (let i = at; i < at + len; i++) h = Math.imul(h ^ (p[i] as number), 0x01000193);
+  return h;
+}
