@@ -25,6 +25,8 @@ export function baselineOf(transport: string, input: MatrixInput): string | unde
 }
 
 const DEFAULT_SWEEP_CODECS = ["json", "raw"];
+/** RPC transports that also get `bytes` (pass-through codec) rows at 64 B. */
+const BYTES_ROWS = ["memory", "uds", "shm-ring-spin"];
 const LARGE = 64 * 1024;
 
 /** Builds the case list for a normal run (`--full` or the default matrix), then applies filters. */
@@ -97,6 +99,11 @@ export function buildMatrix(options: BenchOptions, input: MatrixInput): CaseSpec
       }
     }
     for (const codec of sweepCodecs) flows(t.id, "rpc", codec);
+    // The engine's own cost, like for like with the bare rows: a pass-through codec at 64 B.
+    const bytesWanted = options.codecs === undefined || options.codecs.includes("bytes");
+    if (BYTES_ROWS.includes(t.id) && messages.has("chunk") && bytesWanted && sizes.includes(64))
+      for (const mode of ["latency", "throughput", "stream"] as const)
+        all.push(sized(t.id, "rpc", "bytes", mode, 64));
   }
   return select(all, [...bare, ...all.filter((c) => c.layer !== "baseline")], options, input);
 }

@@ -1,4 +1,13 @@
-import { type Channel, type Codec, defineService, serverStreaming, unary } from "@nearwire/core";
+import {
+  type Channel,
+  type Codec,
+  createCodec,
+  defineService,
+  type MessageCodec,
+  messageType,
+  serverStreaming,
+  unary,
+} from "@nearwire/core";
 import type { CaseSpec } from "./case-spec.js";
 import {
   type BenchClient,
@@ -32,6 +41,30 @@ export function benchService(messages: BenchMessages) {
   });
 }
 
+/**
+ * The `bytes` codec: a message is its bytes (encode and decode return them as they are). With
+ * it an RPC row costs what the engine and the transport cost, and nothing for a codec: the
+ * like-for-like counterpart of the bare baselines' `bytes` rows.
+ */
+const passThrough: MessageCodec<Uint8Array> = {
+  decodesInPlace: true,
+  encode: (v) => v,
+  decode: (b) => b,
+  encodeInto(v, dest, offset) {
+    if (dest.byteLength - offset < v.byteLength) return -1;
+    dest.set(v, offset);
+    return v.byteLength;
+  },
+};
+const BytesType = messageType<Uint8Array>("nearwire.bench.Bytes");
+const bytesCodec = createCodec("bytes", { [BytesType.name]: passThrough as MessageCodec<unknown> });
+
+/** The service of the `bytes` rows: echo, and a stream request `(u32 count, u32 size)`. */
+const bytesService = defineService("nearwire.bench.BytesService", {
+  echo: unary(BytesType, BytesType),
+  stream: serverStreaming(BytesType, BytesType),
+});
+
 type ChunkLike = { seq?: unknown; data?: { byteLength?: unknown } };
 
 function chunkRequest(value: unknown): { count: number; size: number } {
@@ -55,6 +88,22 @@ export async function startRpcServer(
   if (plugin.transport === undefined) throw new Error(`${plugin.id} has no RPC transport`);
   const server = plugin.transport(address).createServer();
   const echo = (m: unknown) => m;
+  if (spec.codec === "bytes") {
+    server.addService(
+      bytesService,
+      {
+        echo: (m) => m,
+        async *stream(request) {
+          const { count, size } = decodeStreamRequest(request);
+          const payload = seededBytes(size, 7);
+          for (let i = 0; i < count; i++) yield payload;
+        },
+      },
+      { codec: bytesCodec },
+    );
+    await server.listen();
+    return { address: server.address, close: () => server.close({ graceMs: 200 }) };
+  }
   server.addService(
     benchService(messages),
     {
@@ -84,6 +133,22 @@ export async function connectRpc(
 ): Promise<BenchClient> {
   if (plugin.transport === undefined) throw new Error(`${plugin.id} has no RPC transport`);
   const conn = await plugin.transport(address).connect();
+  if (spec.codec === "bytes") {
+    const client = conn.client(bytesService, { codec: bytesCodec });
+    const payload = seededBytes(spec.payloadBytes, seed);
+    return {
+      wireBytes: payload.byteLength,
+      async roundTrip() {
+        await client.echo(payload);
+      },
+      async stream(count) {
+        let got = 0;
+        for await (const _ of client.stream(encodeStreamRequest(count, spec.payloadBytes))) got++;
+        if (got !== count) throw new Error(`rpc stream got ${got} of ${count}`);
+      },
+      close: () => conn.close(),
+    };
+  }
   const codec = findCodec(messages, spec.codec);
   const client = conn.client(benchService(messages), { codec });
   let value: unknown;

@@ -1,5 +1,5 @@
 import type { ChannelProvider, Codec, MessageType, Transport } from "@nearwire/core";
-import { jsonCodec } from "@nearwire/core";
+import { createMemoryTransport, jsonCodec } from "@nearwire/core";
 import type { MessageName } from "./case-spec.js";
 
 /**
@@ -45,6 +45,24 @@ export interface TransportPlugin {
   baseline: string;
   transport?: TransportFactory;
   channel?: ChannelFactory;
+  /**
+   * Client and server run in one process (the `memory` transport: the RPC engine with no
+   * kernel under it). Its server role idles; the client process serves too, so the client's
+   * CPU column holds both sides.
+   */
+  inProcess?: boolean;
+}
+
+const memoryTransports = new Map<string, Transport>();
+
+/** One memory transport per address within a process, so the server and client meet. */
+function memoryTransportAt(address: string): Transport {
+  let t = memoryTransports.get(address);
+  if (t === undefined) {
+    t = createMemoryTransport();
+    memoryTransports.set(address, t);
+  }
+  return t;
 }
 
 /** Everything found at run time. */
@@ -92,7 +110,7 @@ export type PackageName =
 
 /** The package a transport id comes from (undefined for the hand-written baselines). */
 export function packageOf(transport: string): PackageName | undefined {
-  if (transport.startsWith("bare-")) return undefined;
+  if (transport.startsWith("bare-") || transport === "memory") return undefined;
   if (transport.startsWith("shm-ring")) return "@nearwire/shm-ring";
   if (transport.startsWith("grpc-uds")) return "@nearwire/grpc-uds";
   return "@nearwire/uds";
@@ -108,7 +126,16 @@ export async function loadPlugins(only?: readonly PackageName[]): Promise<Plugin
   const messages = want("@nearwire/bench-messages")
     ? await loadMessages(availability)
     : standInMessages();
-  const transports: TransportPlugin[] = [];
+  const transports: TransportPlugin[] = [
+    {
+      id: "memory",
+      layer: "rpc",
+      addressKind: "path",
+      baseline: "uds",
+      transport: memoryTransportAt,
+      inProcess: true,
+    },
+  ];
 
   const uds = want("@nearwire/uds") ? await load("@nearwire/uds", availability) : undefined;
   const core = (await import("@nearwire/core")) as Module;

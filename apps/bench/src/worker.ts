@@ -82,6 +82,7 @@ async function startServer(args: EndpointArgs): Promise<BenchServer> {
     return (await import("./bare-grpc.js")).startBareGrpcServer(address);
   const plugins = await loadFor(spec);
   const plugin = pluginFor(plugins, spec.transport);
+  if (plugin.inProcess) return { address, close: async () => {} };
   const nw = await import("./nearwire-endpoints.js");
   return spec.layer === "channel"
     ? nw.startChannelServer(plugin, address)
@@ -97,9 +98,17 @@ async function connect(args: EndpointArgs): Promise<BenchClient> {
   const plugins = await loadFor(spec);
   const plugin = pluginFor(plugins, spec.transport);
   const nw = await import("./nearwire-endpoints.js");
-  return spec.layer === "channel"
-    ? nw.connectChannel(plugin, spec, address, seed)
-    : nw.connectRpc(plugin, spec, address, plugins.messages, seed);
+  if (spec.layer === "channel") return nw.connectChannel(plugin, spec, address, seed);
+  if (!plugin.inProcess) return nw.connectRpc(plugin, spec, address, plugins.messages, seed);
+  const server = await nw.startRpcServer(plugin, spec, address, plugins.messages);
+  const client = await nw.connectRpc(plugin, spec, address, plugins.messages, seed);
+  return {
+    ...client,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
 }
 
 async function serverRole(args: EndpointArgs): Promise<void> {

@@ -132,3 +132,32 @@ test("CI matrix is fixed and leaves out transports that do not exist", () => {
   assert.ok(onlyBaselines.length > 0);
   for (const k of onlyBaselines) assert.match(k, /bare-/);
 });
+
+test("engine rows: memory compares to uds; bytes rows at 64 B for memory, uds and shm-ring-spin only", () => {
+  const input: MatrixInput = {
+    ...everything,
+    transports: [{ id: "memory", layer: "rpc", baseline: "uds" }, ...everything.transports],
+  };
+  const keys = new Set(buildMatrix(parseBenchArgs([]), input).map((c) => c.key));
+  for (const mode of ["latency", "throughput", "stream"]) {
+    for (const t of ["memory", "uds", "shm-ring-spin"])
+      assert.ok(keys.has(`${mode}:${t}/bytes/64B`), `${mode}:${t}/bytes/64B`);
+    assert.equal(keys.has(`${mode}:tcp/bytes/64B`), false);
+    assert.equal(keys.has(`${mode}:memory/bytes/64KiB`), false);
+  }
+  const memoryRaw = buildMatrix(parseBenchArgs(["--filter", "^throughput:memory/raw/64B$"]), input);
+  // The chain of comparisons is followed: memory → uds → bare net.
+  assert.deepEqual(memoryRaw.map((c) => c.key).sort(), [
+    "throughput:bare-net-uds/bytes/64B",
+    "throughput:memory/raw/64B",
+    "throughput:uds/raw/64B",
+  ]);
+  const memory = memoryRaw.find((c) => c.transport === "memory");
+  assert.ok(memory !== undefined);
+  assert.equal(comparisonKey(memory, input), "throughput:uds/raw/64B");
+  const noBytes = buildMatrix(parseBenchArgs(["--codecs", "raw"]), input);
+  assert.equal(
+    noBytes.some((c) => c.codec === "bytes" && c.layer === "rpc"),
+    false,
+  );
+});
