@@ -7,16 +7,16 @@ import {
   NearwireError,
 } from "@nearwire/core";
 import { DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES } from "@nearwire/frame";
-import { formatTcp, netPath, parseAddress } from "./parse-address.js";
+import { bindStreamListener, formatTcp, netPath, parseAddress } from "@nearwire/socket";
 import { SocketChannel, type SocketChannelOptions } from "./socket-channel.js";
-import { bindStreamListener } from "./stream-listener.js";
 
 /** Options of {@link createUdsChannelProvider}. */
 export interface UdsChannelOptions {
   /**
    * Where to listen or connect: `/abs/path.sock` or `unix:/abs/path.sock` (Unix socket file),
    * `unix-abstract:name` or `@name` (Linux abstract socket), `tcp:127.0.0.1:7000` or
-   * `host:port` (TCP, TCP_NODELAY on; port 0 to listen on a free port). See `parseAddress`.
+   * `host:port` (TCP, TCP_NODELAY on; port 0 to listen on a free port). See `parseAddress` of
+   * `@nearwire/socket`.
    */
   address: string;
   /**

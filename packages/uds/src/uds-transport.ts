@@ -5,6 +5,7 @@ import {
   type RpcOptions,
   type Transport,
 } from "@nearwire/core";
+import { guardListen } from "@nearwire/socket";
 import { createUdsChannelProvider, type UdsChannelOptions } from "./uds-channel-provider.js";
 
 /** Options of {@link createUdsTransport}: the channel's options plus the RPC engine's. */
@@ -12,8 +13,9 @@ export interface UdsTransportOptions extends Omit<UdsChannelOptions, "maxFrameBy
 
 /**
  * The nearwire RPC transport over a stream socket: a Unix domain socket path, a Linux abstract
- * name or TCP (see `parseAddress`). Frames follow PROTOCOL.md; the frame limit is set to
- * `maxMessageBytes` plus room for the envelope.
+ * name or TCP (see `parseAddress` of `@nearwire/socket`). Frames follow PROTOCOL.md; the frame
+ * limit is set to `maxMessageBytes` plus room for the envelope. `server.close()` while
+ * `listen()` is pending wins (`guardListen`): the listen rejects CANCELLED `server-closing`.
  */
 export function createUdsTransport(options: UdsTransportOptions): Transport {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -21,5 +23,6 @@ export function createUdsTransport(options: UdsTransportOptions): Transport {
     ...options,
     maxFrameBytes: maxMessageBytes + ENVELOPE_HEADROOM_BYTES,
   });
-  return createRpcTransport(provider, { ...options, maxMessageBytes });
+  const transport = createRpcTransport(provider, { ...options, maxMessageBytes });
+  return { ...transport, createServer: () => guardListen(transport.createServer()) };
 }
