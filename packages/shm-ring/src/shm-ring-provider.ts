@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import { connect as netConnect } from "node:net";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
-import { bindStreamListener, netPath, parseAddress } from "@nearwire/uds";
+import { bindStreamListener, netPath, parseAddress } from "@nearwire/socket";
 import { encodeHandshake, errorFrame, HANDSHAKE_MAGIC, HandshakeReader } from "./handshake.js";
 import {
   checkRingBytes,
@@ -47,7 +47,7 @@ function resolve(options: ShmRingOptions): Resolved {
 
 /**
  * The shm-ring {@link ChannelProvider} (name `shm-ring`): a control Unix socket at
- * `options.address` (bound by `@nearwire/uds`'s `bindStreamListener`: stale file removed, live
+ * `options.address` (bound by `@nearwire/socket`'s `bindStreamListener`: stale file removed, live
  * one refused, 0600, file removed on close), and per accepted connection a shared segment with two SPSC rings.
  * Errors: INVALID_ARGUMENT (options, `path-too-long`), ALREADY_EXISTS `address-in-use`,
  * UNAVAILABLE (nobody listens, peer died), FAILED_PRECONDITION `layout-mismatch` /

@@ -4,6 +4,7 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   ENVELOPE_HEADROOM_BYTES,
 } from "@nearwire/core";
+import { guardListen } from "@nearwire/socket";
 import { DEFAULT_RING_BYTES, maxPayloadFor } from "./ring-layout.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 import { createShmRingChannelProvider } from "./shm-ring-provider.js";
@@ -22,5 +23,10 @@ export function createShmRingTransport(options: ShmRingTransportOptions): Transp
   const ringLimit =
     maxPayloadFor(options.ringBytes ?? DEFAULT_RING_BYTES) - ENVELOPE_HEADROOM_BYTES;
   const maxMessageBytes = options.maxMessageBytes ?? Math.min(DEFAULT_MAX_MESSAGE_BYTES, ringLimit);
-  return createRpcTransport(createShmRingChannelProvider(options), { ...options, maxMessageBytes });
+  const transport = createRpcTransport(createShmRingChannelProvider(options), {
+    ...options,
+    maxMessageBytes,
+  });
+  // close() during listen() wins: the listen rejects CANCELLED server-closing.
+  return { ...transport, createServer: () => guardListen(transport.createServer()) };
 }
