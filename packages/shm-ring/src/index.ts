@@ -22,4 +22,8 @@ export { ShmRingChannel } from "./shm-ring-channel.js";
 export type { ShmRingOptions } from "./shm-ring-options.js";
 export { createShmRingChannelProvider } from "./shm-ring-provider.js";
 export type { ShmRingTransportOptions } from "./shm-ring-transport.js";
-export { createShmRingTransport } from "./shm-ring-transport.js";
+export {
+  createShmRingTransport,
+  envelopeHeadroomFor,
+  maxMessageBytesFor,
+} from "./shm-ring-transport.js";

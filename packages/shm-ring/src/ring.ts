@@ -201,14 +201,19 @@ export class RingReader extends RingBase {
 
   /**
    * Delivers up to `max` records to `sink`, then publishes the consumer position (also when
-   * `sink` throws: that record counts as consumed). Returns the number delivered. Throws DATA_LOSS (`malformed-frame` / `unknown-frame-type`) on a corrupt
-   * record; records delivered before it stay consumed.
+   * `sink` throws: that record counts as consumed). Returns the number delivered. One call
+   * advances at most `capacity` bytes (padding included: it stops before a record that would
+   * end past that), so no layout — a ring tiled with committed records, a producer that keeps
+   * writing ahead of the reader — can keep it looping. Throws DATA_LOSS
+   * (`malformed-frame` / `unknown-frame-type`) on a corrupt record, among them a padding
+   * record at ring offset 0; records delivered before it stay consumed.
    */
   read(sink: RecordSink, max: number): number {
     let count = 0;
     const start = this.tail;
+    const end = start + this.capacity;
     try {
-      while (count < max) {
+      while (count < max && this.tail < end) {
         const at = this.dataOffset + this.index;
         const word = Atomics.load(this.i32, at >> 2);
         if (word === 0) break;
@@ -221,12 +226,14 @@ export class RingReader extends RingBase {
           );
         }
         if (type === TYPE_PADDING) {
-          if (this.index + RECORD_HEADER_BYTES + n !== this.capacity) {
+          // A producer pads only when a record does not fit before the end, so never at 0.
+          if (this.index === 0 || this.index + RECORD_HEADER_BYTES + n !== this.capacity) {
             throw this.corrupt(
-              `padding of ${n} B at ring offset ${this.index} does not end the ring (${this.capacity} B)`,
+              `padding of ${n} B at ring offset ${this.index} does not end the ring (${this.capacity} B) or starts it`,
               "malformed-frame",
             );
           }
+          if (this.tail + n + RECORD_HEADER_BYTES > end) break;
           this.tail += this.capacity - this.index;
           this.index = 0;
           continue;
@@ -243,6 +250,7 @@ export class RingReader extends RingBase {
           );
         }
         const rec = (RECORD_HEADER_BYTES + n + 7) & ~7;
+        if (this.tail + rec > end) break;
         this.tail += rec;
         this.index = (this.index + rec) & this.mask;
         count++;

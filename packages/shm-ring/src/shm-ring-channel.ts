@@ -394,8 +394,15 @@ export class ShmRingChannel implements Channel {
   /** The peer closed (cleanly, with an error, or by dying): deliver what it wrote, then close. */
   private onPeerEnd(): void {
     if (this.state === "closed" || this.peerEnd === undefined) return;
+    // All the peer published before it ended fits in one ring: drain at most `capacity` bytes,
+    // so a peer that goes on writing after `C` (or a corrupt layout) cannot keep us here.
+    const end = this.reader.position + this.reader.capacity;
     try {
-      while (!this.isClosed() && this.reader.read(this.sink, BATCH) > 0) {}
+      while (
+        !this.isClosed() &&
+        this.reader.position < end &&
+        this.reader.read(this.sink, BATCH) > 0
+      ) {}
     } catch (err) {
       this.terminate(NearwireError.from(err, Code.Internal), false);
       return;

@@ -5,7 +5,7 @@ import {
   ENVELOPE_HEADROOM_BYTES,
 } from "@nearwire/core";
 import { guardListen } from "@nearwire/socket";
-import { DEFAULT_RING_BYTES, maxPayloadFor } from "./ring-layout.js";
+import { checkRingBytes, DEFAULT_RING_BYTES, maxPayloadFor } from "./ring-layout.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 import { createShmRingChannelProvider } from "./shm-ring-provider.js";
 
@@ -13,20 +13,39 @@ import { createShmRingChannelProvider } from "./shm-ring-provider.js";
 export type ShmRingTransportOptions = ShmRingOptions & RpcOptions;
 
 /**
+ * Room left in one ring record for the RPC envelope (call id, method path, metadata) on top of
+ * a message, bytes: core's `ENVELOPE_HEADROOM_BYTES` (64 KiB), or a quarter of the record when
+ * that is less (rings of 512 KiB and less), where 64 KiB would leave little or no room.
+ */
+export function envelopeHeadroomFor(ringBytes: number): number {
+  checkRingBytes(ringBytes);
+  return Math.min(ENVELOPE_HEADROOM_BYTES, Math.floor(maxPayloadFor(ringBytes) / 4));
+}
+
+/**
+ * Default `maxMessageBytes` of a transport with rings of `ringBytes`: the smaller of core's
+ * 4 MiB and one record's payload minus {@link envelopeHeadroomFor}. Positive for every valid
+ * ring: 1,524 B for 4 KiB rings, 24,564 B for 64 KiB, 2 MiB − 64 KiB − 16 B for the default
+ * 4 MiB. Throws INVALID_ARGUMENT for a bad `ringBytes`.
+ */
+export function maxMessageBytesFor(ringBytes: number): number {
+  const record = maxPayloadFor(ringBytes);
+  return Math.min(DEFAULT_MAX_MESSAGE_BYTES, record - envelopeHeadroomFor(ringBytes));
+}
+
+/**
  * The shm-ring {@link Transport} (name `shm-ring`): core's RPC engine over
  * {@link createShmRingChannelProvider}. Handlers see payloads decoded from the ring; the
  * engine copies a payload first only when the codec decodes in place. `maxMessageBytes`
- * defaults to the smaller of 4 MiB and what one ring record holds minus the envelope
- * headroom (with the default 4 MiB rings: 2 MiB − 64 KiB − 16 B).
+ * defaults to {@link maxMessageBytesFor} `ringBytes` (with the default 4 MiB rings:
+ * 2 MiB − 64 KiB − 16 B). A message over it fails its call with RESOURCE_EXHAUSTED; the
+ * connection stays up.
  */
 export function createShmRingTransport(options: ShmRingTransportOptions): Transport {
-  const ringLimit =
-    maxPayloadFor(options.ringBytes ?? DEFAULT_RING_BYTES) - ENVELOPE_HEADROOM_BYTES;
-  const maxMessageBytes = options.maxMessageBytes ?? Math.min(DEFAULT_MAX_MESSAGE_BYTES, ringLimit);
-  const transport = createRpcTransport(createShmRingChannelProvider(options), {
-    ...options,
-    maxMessageBytes,
-  });
+  const provider = createShmRingChannelProvider(options);
+  const maxMessageBytes =
+    options.maxMessageBytes ?? maxMessageBytesFor(options.ringBytes ?? DEFAULT_RING_BYTES);
+  const transport = createRpcTransport(provider, { ...options, maxMessageBytes });
   // close() during listen() wins: the listen rejects CANCELLED server-closing.
   return { ...transport, createServer: () => guardListen(transport.createServer()) };
 }

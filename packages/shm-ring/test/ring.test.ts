@@ -194,6 +194,42 @@ describe("ring in-process", () => {
   }
 });
 
+describe("ring reader against a hostile producer", () => {
+  it("rejects a padding record at ring offset 0 (8 bytes that used to loop forever)", () => {
+    const { seg, r } = pair();
+    new Uint8Array(seg.buffer)[HEADER_BYTES + 4] = 0x00;
+    Atomics.store(new Int32Array(seg.buffer), HEADER_BYTES >> 2, 0x80000000 | (RING - 8) | 0);
+    assert.throws(
+      () => r.read(() => assert.fail("nothing to deliver"), 1e9),
+      (e: NearwireError) => e.code === Code.DataLoss && e.reason === "malformed-frame",
+    );
+    assert.equal(r.position, 0);
+    seg.release();
+  });
+
+  it("advances at most one ring capacity per read call on a ring tiled with committed records", () => {
+    // A producer that ignores the consumer: 8 records of 512 B cover the ring, no empty word.
+    const { seg, r } = pair();
+    const u8 = new Uint8Array(seg.buffer);
+    const i32 = new Int32Array(seg.buffer);
+    for (let at = 0; at < RING; at += 512) {
+      u8[HEADER_BYTES + at + 4] = 0x80;
+      Atomics.store(i32, (HEADER_BYTES + at) >> 2, 0x80000000 | 504 | 0);
+    }
+    assert.equal(
+      r.read(() => {}, 1e9),
+      8,
+    );
+    assert.equal(r.position, RING, "one lap, not forever");
+    assert.equal(
+      r.read(() => {}, 1e9),
+      8,
+    );
+    assert.equal(r.position, 2 * RING);
+    seg.release();
+  });
+});
+
 describe("segment header", () => {
   it("is checked at attach: a wrong layout version names both values", () => {
     const seg = createSegment(RING);
