@@ -53,6 +53,8 @@ Napi::Value ThrowErrno(Napi::Env env, const nearwire::SysResult& r) {
     case ENOTDIR: name = "ENOTDIR"; break;
     case EINVAL: name = "EINVAL"; break;
     case ESRCH: name = "ESRCH"; break;
+    case EFAULT: name = "EFAULT"; break;
+    case EBADF: name = "EBADF"; break;
     default: break;
   }
   std::string msg = std::string(r.syscall) + ": " + std::strerror(r.err);
@@ -87,6 +89,8 @@ bool ReadSize(const Napi::Value& v, size_t* out) {
 }
 
 // createSegment(bytes: number, dir: string) -> { fd: number, buffer: ArrayBuffer }
+// The memfd is sealed and mapped, but no page is committed but those JS touches (the header):
+// commitSegment does that once the peer has accepted the segment.
 Napi::Value CreateSegment(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   size_t bytes;
@@ -97,7 +101,7 @@ Napi::Value CreateSegment(const Napi::CallbackInfo& info) {
   auto r = nearwire::CreateSegmentFd(bytes, info[1].As<Napi::String>().Utf8Value(), &fd);
   if (r.err != 0) return ThrowErrno(env, r);
   void* addr = nullptr;
-  r = nearwire::MapSegment(fd, bytes, &addr);
+  r = nearwire::MapSegment(fd, bytes, false, &addr);
   if (r.err != 0) {
     close(fd);
     return ThrowErrno(env, r);
@@ -121,10 +125,35 @@ Napi::Value OpenSegment(const Napi::CallbackInfo& info) {
     return ThrowErrno(env, {EINVAL, "fstat"});
   }
   void* addr = nullptr;
-  r = nearwire::MapSegment(fd, bytes, &addr);
+  r = nearwire::MapSegment(fd, bytes, true, &addr);
   close(fd);
   if (r.err != 0) return ThrowErrno(env, r);
   return Wrap(env, addr, bytes);
+}
+
+// commitSegment(fd: number, buffer: ArrayBuffer): reserves every page of the segment behind `fd`
+// (posix_fallocate) and populates this process's mapping `buffer` of it.
+Napi::Value CommitSegment(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 2 || !info[0].IsNumber() || !info[1].IsArrayBuffer()) {
+    return ThrowType(env, "commitSegment(fd: number, buffer: ArrayBuffer)");
+  }
+  int fd = info[0].As<Napi::Number>().Int32Value();
+  Napi::ArrayBuffer ab = info[1].As<Napi::ArrayBuffer>();
+  void* addr = ab.IsDetached() ? nullptr : ab.Data();
+  size_t bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(gMutex);
+    auto it = gLive.find(addr);
+    if (addr == nullptr || it == gLive.end() || it->second->unmapped) {
+      return ThrowType(env, "commitSegment: not a live segment buffer");
+    }
+    bytes = it->second->bytes;
+  }
+  auto r = nearwire::ReserveSegment(fd, bytes);
+  if (r.err == 0) r = nearwire::PopulateMapping(addr, bytes);
+  if (r.err != 0) return ThrowErrno(env, r);
+  return env.Undefined();
 }
 
 // closeFd(fd: number)
@@ -159,6 +188,7 @@ Napi::Value Unmap(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("createSegment", Napi::Function::New(env, CreateSegment));
   exports.Set("openSegment", Napi::Function::New(env, OpenSegment));
+  exports.Set("commitSegment", Napi::Function::New(env, CommitSegment));
   exports.Set("closeFd", Napi::Function::New(env, CloseFd));
   exports.Set("unmap", Napi::Function::New(env, Unmap));
   exports.Set("layoutVersion", Napi::Number::New(env, nearwire::kLayoutVersion));

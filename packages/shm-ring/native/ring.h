@@ -61,15 +61,21 @@ struct SysResult {
   const char* syscall = "";
 };
 
+/** Seals a memfd segment carries before its fd is offered: its size can never change. */
+constexpr int kSegmentSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
 /**
- * Creates an anonymous segment of `bytes`: a memfd (no name anywhere), or, when `dir` is not
- * empty, a 0600 file `dir/nearwire-shm-XXXXXX` that is unlinked before this returns. The pages
- * are reserved with posix_fallocate so a full tmpfs fails here (ENOSPC), not later (SIGBUS).
+ * Creates an anonymous segment of `bytes`: a memfd (no name anywhere) sized and sealed with
+ * kSegmentSeals, so no holder of the fd can shrink it (a shrunk mapping faults with SIGBUS) or
+ * grow it; or, when `dir` is not empty, a 0600 file `dir/nearwire-shm-XXXXXX` that is unlinked
+ * before this returns (regular files take no seals). No pages are committed here: see
+ * CommitSegment, called once the peer has accepted the segment.
  */
 inline SysResult CreateSegmentFd(size_t bytes, const std::string& dir, int* fdOut) {
   int fd;
-  if (dir.empty()) {
-    fd = memfd_create("nearwire-shm", MFD_CLOEXEC);
+  bool memfd = dir.empty();
+  if (memfd) {
+    fd = memfd_create("nearwire-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) return {errno, "memfd_create"};
   } else {
     std::string path = dir + "/nearwire-shm-XXXXXX";
@@ -82,16 +88,44 @@ inline SysResult CreateSegmentFd(size_t bytes, const std::string& dir, int* fdOu
     close(fd);
     return {e, "ftruncate"};
   }
-  int e = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
-  if (e != 0) {
+  if (memfd && fcntl(fd, F_ADD_SEALS, kSegmentSeals) != 0) {
+    int e = errno;
     close(fd);
-    return {e, "posix_fallocate"};
+    return {e, "fcntl(F_ADD_SEALS)"};
   }
   *fdOut = fd;
   return {};
 }
 
-/** Opens an existing segment by path (`/proc/PID/fd/N`) and reports its size. */
+/**
+ * Reserves every page of a segment with posix_fallocate, so a full tmpfs or memory limit fails
+ * here (ENOSPC, ENOMEM) and not later as SIGBUS on first touch. Cheap when already reserved.
+ */
+inline SysResult ReserveSegment(int fd, size_t bytes) {
+  int e = posix_fallocate(fd, 0, static_cast<off_t>(bytes));
+  if (e != 0) return {e, "posix_fallocate"};
+  return {};
+}
+
+/**
+ * Populates the page tables of a mapping writable (MADV_POPULATE_WRITE, Linux 5.14+) so the
+ * ring's first lap takes no page faults; an older kernel (EINVAL) just faults lazily. EFAULT
+ * means a page could not be had (would be SIGBUS on access).
+ */
+inline SysResult PopulateMapping(void* addr, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(addr, bytes, MADV_POPULATE_WRITE) != 0 && errno != EINVAL) return {errno, "madvise"};
+#else
+  (void)addr;
+  (void)bytes;
+#endif
+  return {};
+}
+
+/**
+ * Opens an existing segment by path (`/proc/PID/fd/N`), reports its size and reserves its
+ * pages (ReserveSegment), so a segment that cannot be backed fails the handshake, not the ring.
+ */
 inline SysResult OpenSegmentFd(const std::string& path, int* fdOut, size_t* bytesOut) {
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return {errno, "open"};
@@ -101,14 +135,22 @@ inline SysResult OpenSegmentFd(const std::string& path, int* fdOut, size_t* byte
     close(fd);
     return {e, "fstat"};
   }
+  if (st.st_size > 0) {
+    SysResult r = ReserveSegment(fd, static_cast<size_t>(st.st_size));
+    if (r.err != 0) {
+      close(fd);
+      return r;
+    }
+  }
   *fdOut = fd;
   *bytesOut = static_cast<size_t>(st.st_size);
   return {};
 }
 
-/** Maps `bytes` of `fd` shared, read-write, with the page tables populated. */
-inline SysResult MapSegment(int fd, size_t bytes, void** addrOut) {
-  void* addr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+/** Maps `bytes` of `fd` shared, read-write; `populate` prefaults the page tables. */
+inline SysResult MapSegment(int fd, size_t bytes, bool populate, void** addrOut) {
+  int flags = MAP_SHARED | (populate ? MAP_POPULATE : 0);
+  void* addr = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, fd, 0);
   if (addr == MAP_FAILED) return {errno, "mmap"};
   *addrOut = addr;
   return {};

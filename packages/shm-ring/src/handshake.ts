@@ -41,6 +41,21 @@ export function errorFrame(err: NearwireError): Buffer {
   return encodeHandshake({ error });
 }
 
+/**
+ * The `G` control frame (see shm-ring-channel.ts) for `err`: how a server fails a connection
+ * whose client already sent `ready` and so reads control bytes, no longer handshake frames.
+ */
+export function goAwayFrame(err: NearwireError): Buffer {
+  const body: HandshakeError["error"] = { code: err.code, message: err.message };
+  if (err.reason !== undefined) body.reason = err.reason;
+  const json = Buffer.from(JSON.stringify(body)).subarray(0, 0xffff);
+  const out = Buffer.allocUnsafe(3 + json.length);
+  out[0] = 0x47;
+  out.writeUInt16BE(json.length, 1);
+  json.copy(out, 3);
+  return out;
+}
+
 /** Reads handshake frames from a socket until `finish` hands the rest to the channel. */
 export class HandshakeReader {
   private buf: Buffer = Buffer.alloc(0);
@@ -73,6 +88,11 @@ export class HandshakeReader {
       this.waiter = { resolve, reject };
       this.parse();
     });
+  }
+
+  /** Fails the handshake with `err` now: a pending or later `next()` rejects with it. */
+  abort(err: NearwireError): void {
+    this.fail(err);
   }
 
   /** Stops reading; returns bytes that arrived after the last frame. */

@@ -3,9 +3,17 @@ import { Code, loadAddon, NearwireError } from "@nearwire/core";
 
 /** The functions of the compiled addon (`native/addon.cc`). */
 export interface NativeAddon {
-  /** Creates a segment (memfd, or an unlinked 0600 file in `dir` when not empty) and maps it. */
+  /**
+   * Creates a segment (a memfd sealed against shrinking and growing, or an unlinked 0600 file
+   * in `dir` when not empty) and maps it without committing its pages.
+   */
   createSegment(bytes: number, dir: string): { fd: number; buffer: ArrayBuffer };
-  /** Opens the file at `path` (`/proc/PID/fd/N`), maps all of it, closes the fd. */
+  /** Reserves every page behind `fd` (posix_fallocate) and populates the mapping `buffer`. */
+  commitSegment(fd: number, buffer: ArrayBuffer): void;
+  /**
+   * Opens the file at `path` (`/proc/PID/fd/N`), reserves its pages (posix_fallocate), maps
+   * all of it populated, closes the fd.
+   */
   openSegment(path: string): ArrayBuffer;
   /** Closes a file descriptor returned by `createSegment`. */
   closeFd(fd: number): void;
@@ -33,8 +41,8 @@ export const native: NativeAddon = loadAddon<NativeAddon>(
 );
 
 /**
- * Maps an errno error thrown by the addon to a NearwireError: ENOSPC/ENOMEM/EMFILE/EFBIG →
- * RESOURCE_EXHAUSTED, EACCES/EPERM/EROFS → PERMISSION_DENIED, ENOENT/ESRCH → UNAVAILABLE
+ * Maps an errno error thrown by the addon to a NearwireError: ENOSPC/ENOMEM/EMFILE/EFBIG/EFAULT
+ * (a page could not be had) → RESOURCE_EXHAUSTED, EACCES/EPERM/EROFS → PERMISSION_DENIED, ENOENT/ESRCH → UNAVAILABLE
  * when opening a peer's segment (it is gone) or FAILED_PRECONDITION when creating one (no such
  * directory), ENOTDIR → FAILED_PRECONDITION, anything else → INTERNAL.
  */
@@ -47,6 +55,7 @@ export function nativeError(cause: unknown, what: string, opening = false): Near
     case "EMFILE":
     case "ENFILE":
     case "EFBIG":
+    case "EFAULT":
       return new NearwireError(Code.ResourceExhausted, message, { cause });
     case "EACCES":
     case "EPERM":

@@ -18,13 +18,21 @@ export interface CreatedSegment extends Segment {
   readonly fd: number;
   /** Random 64-bit value (16 hex digits) in the header, echoed in the handshake. */
   readonly nonce: string;
+  /**
+   * Commits the segment's memory: reserves every page (posix_fallocate) and populates this
+   * process's mapping. Call once the peer has accepted the segment, before `closeFd`. Throws
+   * RESOURCE_EXHAUSTED (ENOSPC, ENOMEM) when the pages cannot be had.
+   */
+  commit(): void;
   /** Closes `fd` (call once the peer has mapped the segment, or gave up). Idempotent. */
   closeFd(): void;
 }
 
 /**
- * Creates and maps a segment: a memfd (no name in any file system) or, with `dir`, a 0600
- * file there that is unlinked before this returns. Throws RESOURCE_EXHAUSTED (ENOSPC, ENOMEM,
+ * Creates and maps a segment: a memfd (no name in any file system) sealed with
+ * `F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL`, or, with `dir`, a 0600 file there that is
+ * unlinked before this returns (no seals: see the README's trust model). Only the header page is
+ * committed; {@link CreatedSegment.commit} commits the rest. Throws RESOURCE_EXHAUSTED (ENOSPC, ENOMEM,
  * EMFILE), PERMISSION_DENIED (EACCES, EROFS) or FAILED_PRECONDITION (no such directory).
  */
 export function createSegment(ringBytes: number, dir = ""): CreatedSegment {
@@ -48,6 +56,13 @@ export function createSegment(ringBytes: number, dir = ""): CreatedSegment {
     get fd() {
       return fd;
     },
+    commit() {
+      try {
+        native.commitSegment(fd, made.buffer);
+      } catch (cause) {
+        throw nativeError(cause, `committing a ${made.buffer.byteLength} B segment`);
+      }
+    },
     closeFd() {
       if (fd >= 0) native.closeFd(fd);
       fd = -1;
@@ -61,9 +76,10 @@ export function createSegment(ringBytes: number, dir = ""): CreatedSegment {
 }
 
 /**
- * Maps the segment another process created (`/proc/<pid>/fd/<fd>`) and checks its header
- * against the handshake: FAILED_PRECONDITION `layout-mismatch` on any difference, UNAVAILABLE
- * when the segment is gone (the peer died).
+ * Maps the segment another process created (`/proc/<pid>/fd/<fd>`), reserving its pages
+ * first, and checks its header against the handshake: FAILED_PRECONDITION `layout-mismatch` on
+ * any difference, UNAVAILABLE when the segment is gone (the peer died), RESOURCE_EXHAUSTED when
+ * its pages cannot be reserved (ENOSPC, ENOMEM).
  */
 export function attachSegment(
   pid: number,

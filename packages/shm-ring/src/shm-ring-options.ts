@@ -29,6 +29,20 @@ export interface ShmRingOptions {
    * unlinked before anyone else can see it is needed. Server side only.
    */
   shmDir?: string;
-  /** Handshake time limit, ms. Default 5000. */
+  /**
+   * Handshake time limit, ms. Default 2000 + ringBytes / 256 KiB (2 s plus 4 ms per MiB of
+   * ring: 2,016 ms for 4 MiB rings). A local handshake takes milliseconds plus committing the
+   * segment (measured about 1.7 s per GiB of segment, both sides, on a loaded 2-core host);
+   * the limit is also how long a peer that stalls holds a pending-handshake slot, so it is
+   * short (it was 5 s).
+   */
   handshakeTimeoutMs?: number;
+  /**
+   * Server only: handshakes in progress at once on one listener, at most. Default 64. When a
+   * connection arrives with all slots taken, the oldest pending handshake is failed with
+   * RESOURCE_EXHAUSTED (an error frame, then close) to make room: a flood of silent or stalled
+   * connections cannot lock out a client that completes its handshake promptly. Until its
+   * `ready`, a pending handshake holds a socket, a sealed memfd and one committed page.
+   */
+  maxPendingHandshakes?: number;
 }

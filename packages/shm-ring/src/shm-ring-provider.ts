@@ -3,7 +3,13 @@ import { connect as netConnect } from "node:net";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { bindStreamListener, netPath, parseAddress } from "@nearwire/socket";
-import { encodeHandshake, errorFrame, HANDSHAKE_MAGIC, HandshakeReader } from "./handshake.js";
+import {
+  encodeHandshake,
+  errorFrame,
+  goAwayFrame,
+  HANDSHAKE_MAGIC,
+  HandshakeReader,
+} from "./handshake.js";
 import {
   checkRingBytes,
   DEFAULT_RING_BYTES,
@@ -21,7 +27,19 @@ interface Resolved {
   spinUs: number;
   shmDir: string;
   handshakeTimeoutMs: number;
+  maxPendingHandshakes: number;
 }
+
+/**
+ * Default of {@link ShmRingOptions.handshakeTimeoutMs} for rings of `ringBytes`, ms: 2 s plus
+ * 4 ms per MiB of ring (committing a segment measured about 1.7 s per GiB of segment on a
+ * loaded 2-core host): 2,016 ms for 4 MiB rings, 6,096 ms for 1 GiB.
+ */
+export function defaultHandshakeTimeoutMs(ringBytes: number): number {
+  return 2000 + ringBytes / (256 * 1024);
+}
+/** Default of {@link ShmRingOptions.maxPendingHandshakes}. */
+export const DEFAULT_MAX_PENDING_HANDSHAKES = 64;
 
 function resolve(options: ShmRingOptions): Resolved {
   const ringBytes = options.ringBytes ?? DEFAULT_RING_BYTES;
@@ -36,12 +54,23 @@ function resolve(options: ShmRingOptions): Resolved {
   const spinUs = options.spinUs ?? 50;
   if (!(spinUs >= 0 && Number.isFinite(spinUs)))
     throw new NearwireError(Code.InvalidArgument, `spinUs ${spinUs} < 0`);
+  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? defaultHandshakeTimeoutMs(ringBytes);
+  if (!(handshakeTimeoutMs > 0 && Number.isFinite(handshakeTimeoutMs)))
+    throw new NearwireError(Code.InvalidArgument, `handshakeTimeoutMs ${handshakeTimeoutMs} <= 0`);
+  const maxPendingHandshakes = options.maxPendingHandshakes ?? DEFAULT_MAX_PENDING_HANDSHAKES;
+  if (!(Number.isInteger(maxPendingHandshakes) && maxPendingHandshakes >= 1)) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `maxPendingHandshakes ${maxPendingHandshakes} is not an integer >= 1`,
+    );
+  }
   return {
     ringBytes,
     wait,
     spinUs,
     shmDir: options.shmDir ?? "",
-    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 5000,
+    handshakeTimeoutMs,
+    maxPendingHandshakes,
   };
 }
 
@@ -49,6 +78,9 @@ function resolve(options: ShmRingOptions): Resolved {
  * The shm-ring {@link ChannelProvider} (name `shm-ring`): a control Unix socket at
  * `options.address` (bound by `@nearwire/socket`'s `bindStreamListener`: stale file removed, live
  * one refused, 0600, file removed on close), and per accepted connection a shared segment with two SPSC rings.
+ * At most `maxPendingHandshakes` handshakes run at once (the oldest is failed with
+ * RESOURCE_EXHAUSTED to make room); a segment's memory is committed only once its client sent
+ * `ready`; closing the listener fails the handshakes still pending.
  * Errors: INVALID_ARGUMENT (options, `path-too-long`), ALREADY_EXISTS `address-in-use`,
  * UNAVAILABLE (nobody listens, peer died), FAILED_PRECONDITION `layout-mismatch` /
  * `not-built`, RESOURCE_EXHAUSTED / PERMISSION_DENIED (segment creation).
@@ -65,12 +97,48 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
   return {
     name: "shm-ring",
     async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
+      // Pending handshakes, oldest first (a Map iterates in insertion order).
+      const pending = new Map<Socket, HandshakeReader>();
       const listener = await bindStreamListener(address, {
         onConnection(socket) {
-          accept(socket, opts).then(onChannel, () => socket.destroy());
+          if (pending.size >= opts.maxPendingHandshakes) {
+            const [oldest, reader] = pending.entries().next().value as [Socket, HandshakeReader];
+            pending.delete(oldest);
+            reader.abort(
+              new NearwireError(
+                Code.ResourceExhausted,
+                `${pending.size + 1} shm-ring handshakes pending >= maxPendingHandshakes ${opts.maxPendingHandshakes}: dropped the oldest`,
+              ),
+            );
+          }
+          const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
+          pending.set(socket, reader);
+          accept(socket, reader, opts).then(
+            (channel) => {
+              pending.delete(socket);
+              onChannel(channel);
+            },
+            () => {
+              pending.delete(socket);
+              socket.destroy();
+            },
+          );
         },
       });
-      return { address: listener.address, close: () => listener.close() };
+      return {
+        address: listener.address,
+        async close() {
+          await listener.close();
+          for (const reader of pending.values()) {
+            reader.abort(
+              new NearwireError(Code.Unavailable, "shm-ring listener closed during the handshake", {
+                reason: "server-closing",
+              }),
+            );
+          }
+          pending.clear();
+        },
+      };
     },
     async connect(): Promise<Channel> {
       const socket = await dial(netPath(address));
@@ -90,9 +158,9 @@ function dial(path: string): Promise<Socket> {
   });
 }
 
-async function accept(socket: Socket, opts: Resolved): Promise<Channel> {
-  const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
+async function accept(socket: Socket, reader: HandshakeReader, opts: Resolved): Promise<Channel> {
   let segment: CreatedSegment | undefined;
+  let ready = false;
   try {
     const hello = await reader.next();
     if (hello.magic !== HANDSHAKE_MAGIC) {
@@ -107,6 +175,7 @@ async function accept(socket: Socket, opts: Resolved): Promise<Channel> {
         { reason: "layout-mismatch" },
       );
     }
+    // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
     socket.write(
       encodeHandshake({
@@ -120,9 +189,13 @@ async function accept(socket: Socket, opts: Resolved): Promise<Channel> {
         nonce: segment.nonce,
       }),
     );
-    const ready = await reader.next();
-    if (ready.ready !== true)
+    const readyFrame = await reader.next();
+    if (readyFrame.ready !== true)
       throw new NearwireError(Code.Internal, "expected ready", { reason: "bad-preface" });
+    ready = true;
+    // The client reserved the pages before ready; reserving again costs a page walk and does
+    // not trust it to have done so (an unbacked page would be SIGBUS here, not an error).
+    segment.commit();
     segment.closeFd();
     const pid = typeof hello.pid === "number" ? hello.pid : 0;
     return new ShmRingChannel({
@@ -138,7 +211,8 @@ async function accept(socket: Socket, opts: Resolved): Promise<Channel> {
     reader.finish();
     segment?.release();
     const e = NearwireError.from(err, Code.Internal);
-    if (!socket.destroyed) socket.end(errorFrame(e));
+    // After ready the client reads control bytes: fail it with G, not a handshake frame.
+    if (!socket.destroyed) socket.end(ready ? goAwayFrame(e) : errorFrame(e));
     throw e;
   }
 }
