@@ -7,25 +7,26 @@ import {
   type ServiceDefinition,
   type ServiceImpl,
 } from "@nearwire/core";
-import { parseGrpcAddress } from "./grpc-address.js";
+import { bindStreamListener, type StreamListener } from "@nearwire/socket";
 import { bindService } from "./server-handlers.js";
-import { bindSocketListener, type SocketListener } from "./socket-listener.js";
 
 /** Default grace period of {@link GrpcServer.close}, in ms. */
 export const DEFAULT_GRACE_MS = 5000;
 
 /**
- * A nearwire Server on grpc-js. The socket is bound here (stale-file check, mode, length limit,
- * ALREADY_EXISTS on a live address); grpc-js serves the accepted connections through its
- * connection injector, so the HTTP/2 and gRPC handling is grpc-js's own.
+ * A nearwire Server on grpc-js. The socket is bound by `@nearwire/socket`'s
+ * `bindStreamListener` (the same stale-file, mode, length and address-in-use behaviour as uds
+ * and shm-ring; the file appears with its mode whatever the umask); grpc-js serves the
+ * accepted connections through its connection injector, so the HTTP/2 and gRPC handling is
+ * grpc-js's own. `createGrpcTransport` wraps it in `guardListen` (close() wins over listen()).
  */
 export class GrpcServer implements Server {
   readonly #grpc: GrpcJsServer;
   readonly #addressOption: string;
   readonly #socketMode: number;
   readonly #onBound: (address: string) => void;
-  #listener: SocketListener | undefined;
-  #state: "new" | "listening" | "closed" = "new";
+  #listener: StreamListener | undefined;
+  #state: "new" | "binding" | "listening" | "closed" = "new";
   #address = "";
 
   constructor(
@@ -40,7 +41,11 @@ export class GrpcServer implements Server {
     this.#grpc = new GrpcJsServer(options);
   }
 
-  /** The bound address (`unix:/path`, `unix-abstract:name`, `host:port` with the real port). */
+  /**
+   * The bound address in `@nearwire/socket`'s canonical form (`/path`, `unix-abstract:name`,
+   * `tcp:host:port` with the real port); `grpcTarget(parseAddress(address))` is what a stock
+   * gRPC client takes.
+   */
   get address(): string {
     return this.#address;
   }
@@ -72,13 +77,28 @@ export class GrpcServer implements Server {
   async listen(): Promise<void> {
     if (this.#state !== "new")
       throw new NearwireError(Code.FailedPrecondition, "listen() called twice");
-    const address = parseGrpcAddress(this.#addressOption);
+    this.#state = "binding";
     const injector = this.#grpc.createConnectionInjector(ServerCredentials.createInsecure());
-    this.#listener = await bindSocketListener(address, this.#socketMode, (socket) =>
-      injector.injectConnection(socket),
-    );
+    let listener: StreamListener;
+    try {
+      listener = await bindStreamListener(this.#addressOption, {
+        socketMode: this.#socketMode,
+        onConnection: (socket) => injector.injectConnection(socket),
+      });
+    } catch (err) {
+      if (this.#state === "binding") this.#state = "new";
+      throw err;
+    }
+    if (this.#state !== "binding") {
+      // close() ran meanwhile.
+      await listener.close();
+      throw new NearwireError(Code.Canceled, "close() was called while listen() was pending", {
+        reason: "server-closing",
+      });
+    }
+    this.#listener = listener;
     this.#state = "listening";
-    this.#address = this.#listener.address;
+    this.#address = listener.address;
     this.#onBound(this.#address);
   }
 
@@ -94,7 +114,7 @@ export class GrpcServer implements Server {
     }
     this.#state = "closed";
     const graceMs = options?.graceMs ?? DEFAULT_GRACE_MS;
-    const listenerClosed = (this.#listener as SocketListener).close();
+    const listenerClosed = (this.#listener as StreamListener).close();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         this.#grpc.forceShutdown();

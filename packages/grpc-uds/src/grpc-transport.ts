@@ -1,16 +1,18 @@
 import type { ChannelOptions } from "@grpc/grpc-js";
 import type { ClientConnection, Server, Transport } from "@nearwire/core";
-import { grpcTarget, parseGrpcAddress } from "./grpc-address.js";
+import { DEFAULT_SOCKET_MODE, guardListen, parseAddress } from "@nearwire/socket";
 import { GrpcClientConnection } from "./grpc-client-connection.js";
 import { GrpcServer } from "./grpc-server.js";
+import { grpcTarget } from "./grpc-target.js";
 
 /** Options of {@link createGrpcTransport}. */
 export interface GrpcTransportOptions {
   /**
-   * Where the server listens and the client connects: `unix:/abs/path.sock` (or a plain
-   * `/abs/path`), `unix-abstract:name` (Linux abstract socket), or `host:port` / `tcp:host:port`
-   * for TCP. Paths and abstract names are at most 107 bytes. With TCP port 0 the server binds a
-   * free port, and `connect()` goes to the port the last server of this transport bound.
+   * Where the server listens and the client connects, in any form `@nearwire/socket`'s
+   * `parseAddress` takes: `/abs/path.sock`, `unix:/abs/path.sock`, `unix:///abs/path.sock`,
+   * `unix-abstract:name` or `@name` (Linux abstract socket), `host:port` or `tcp:host:port`.
+   * Paths and abstract names are at most 107 bytes. With TCP port 0 the server binds a free
+   * port, and `connect()` goes to the port the last server of this transport bound.
    */
   address: string;
   /**
@@ -20,7 +22,10 @@ export interface GrpcTransportOptions {
    * connection stays usable. Default 4 MiB (4194304), gRPC's default receive limit.
    */
   maxMessageBytes?: number;
-  /** Permissions of the socket file, set right after bind. Default 0o600 (owner only). */
+  /**
+   * Permissions of the socket file, which never appears with any other mode (bound in a private
+   * directory, then linked into place). Default 0o600 (owner only).
+   */
   socketMode?: number;
   /** How long `connect()` waits for the HTTP/2 connection to be ready, in ms. Default 5000. */
   connectTimeoutMs?: number;
@@ -55,20 +60,22 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
     "grpc.client_idle_timeout_ms": 2 ** 31 - 1,
     ...options.grpcOptions,
   };
-  const socketMode = options.socketMode ?? 0o600;
+  const socketMode = options.socketMode ?? DEFAULT_SOCKET_MODE;
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   let lastBound: string | undefined;
   return {
     name: "grpc-uds",
     createServer(): Server {
-      return new GrpcServer(options.address, socketMode, serverOptions, (address) => {
-        lastBound = address;
-      });
+      return guardListen(
+        new GrpcServer(options.address, socketMode, serverOptions, (address) => {
+          lastBound = address;
+        }),
+      );
     },
     async connect(): Promise<ClientConnection> {
-      let address = parseGrpcAddress(options.address);
+      let address = parseAddress(options.address);
       if (address.kind === "tcp" && address.port === 0 && lastBound !== undefined) {
-        address = parseGrpcAddress(lastBound);
+        address = parseAddress(lastBound);
       }
       return GrpcClientConnection.open(grpcTarget(address), clientOptions, connectTimeoutMs);
     },

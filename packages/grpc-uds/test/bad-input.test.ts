@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { credentials, Client as GrpcClient, Metadata, type ServiceError } from "@grpc/grpc-js";
 import { type ClientConnection, Code, jsonCodec, NearwireError } from "@nearwire/core";
-import { createGrpcTransport, grpcTarget, parseGrpcAddress } from "../src/index.js";
+import { parseAddress } from "@nearwire/socket";
+import { createGrpcTransport, grpcTarget } from "../src/index.js";
 import { testService, testServiceWithMissing } from "./fixtures/test-service.js";
 import { type ServerChild, startServer, tempDir } from "./helpers.js";
 
@@ -103,14 +104,14 @@ describe("grpc-uds bad input: the right status, and the server keeps serving", (
   it("an unknown method and an unknown service fail with UNIMPLEMENTED", async () => {
     const c = connection.client(testServiceWithMissing, { codec: jsonCodec });
     await rejects(c.missing({ id: 1, text: "" }), Code.Unimplemented);
-    const target = grpcTarget(parseGrpcAddress(server.address));
+    const target = grpcTarget(parseAddress(server.address));
     const err = await rawUnary(target, "/nearwire.nowhere.Svc/echo", Buffer.from("{}"));
     assert.equal((err as ServiceError).code, Code.Unimplemented);
     await othersStillServed();
   });
 
   it("bytes the codec cannot decode fail with INVALID_ARGUMENT reason decode-failed", async () => {
-    const target = grpcTarget(parseGrpcAddress(server.address));
+    const target = grpcTarget(parseAddress(server.address));
     const err = (await rawUnary(
       target,
       "/nearwire.test.Test/echo",
@@ -128,7 +129,7 @@ describe("grpc-uds bad input: the right status, and the server keeps serving", (
   });
 
   it("an undecodable item in a client stream fails it with INVALID_ARGUMENT", async () => {
-    const target = grpcTarget(parseGrpcAddress(server.address));
+    const target = grpcTarget(parseAddress(server.address));
     const client = new GrpcClient(target, credentials.createInsecure());
     const err = await new Promise<ServiceError | null>((resolve) => {
       const call = client.makeClientStreamRequest(
@@ -159,7 +160,7 @@ describe("grpc-uds bad input: the right status, and the server keeps serving", (
 
   it("a peer that is not gRPC gets dropped; the server keeps serving", async () => {
     const { connect } = await import("node:net");
-    const path = parseGrpcAddress(server.address);
+    const path = parseAddress(server.address);
     assert.equal(path.kind, "path");
     await new Promise<void>((resolve) => {
       const socket = connect({ path: path.kind === "path" ? path.path : "" });

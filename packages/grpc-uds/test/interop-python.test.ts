@@ -11,8 +11,9 @@ import {
   serverStreaming,
   unary,
 } from "@nearwire/core";
+import { parseAddress } from "@nearwire/socket";
 import protobuf from "protobufjs";
-import { createGrpcTransport } from "../src/index.js";
+import { createGrpcTransport, grpcTarget } from "../src/index.js";
 import { tempDir } from "./helpers.js";
 
 const PROTO = fileURLToPath(new URL("./fixtures/interop.proto", import.meta.url));
@@ -114,7 +115,7 @@ describe("interop: a stock Python gRPC client calls a protobuf service from its 
       );
       await server.listen();
       t.after(() => server.close({ graceMs: 100 }));
-      const py = await runPython([CLIENT, server.address, tmp.dir]);
+      const py = await runPython([CLIENT, grpcTarget(parseAddress(server.address)), tmp.dir]);
       assert.equal(py.status, 0, py.stderr);
       const out = JSON.parse(py.stdout) as {
         add: Sum;
