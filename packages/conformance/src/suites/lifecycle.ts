@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code } from "@nearwire/core";
+import { createConformanceHandlers } from "../conformance-handlers.js";
+import { conformanceService } from "../conformance-service.js";
 import type { SuiteHarness } from "../suite-harness.js";
 import { expectCode, hangGuard, waitFor } from "../wait.js";
 import { newTag } from "./shared-server.js";
@@ -128,6 +130,40 @@ export function lifecycleSuite(h: SuiteHarness): void {
           await h.disconnect(observer);
           await server.stop();
         }
+      },
+    );
+
+    h.test(
+      S,
+      "close() while listen() is pending wins: listen rejects CANCELLED server-closing, the address is free",
+      async () => {
+        const address = await h.newAddress();
+        const transport = await h.transport(address);
+        const server = transport.createServer();
+        server.addService(conformanceService, createConformanceHandlers(), { codec: h.codec });
+        const listening = server.listen();
+        listening.catch(() => undefined);
+        await hangGuard(server.close(), 10_000, "close() during listen()");
+        const err = await expectCode(
+          hangGuard(listening, 10_000, "the pending listen()"),
+          Code.Canceled,
+          "listen() overtaken by close()",
+        );
+        assert.equal(err.reason, "server-closing");
+        await expectCode(
+          hangGuard(transport.connect(), 10_000, "connect"),
+          Code.Unavailable,
+          "connect after close() won",
+        );
+        const err2 = await expectCode(
+          server.listen(),
+          Code.FailedPrecondition,
+          "listen() after close()",
+        );
+        assert.equal(err2.reason, "server-closing");
+        // Nothing holds the address: a server in another process binds it.
+        const again = await h.startServer({ address });
+        await again.stop();
       },
     );
 
