@@ -12,6 +12,14 @@ export interface BenchOptions {
   updateBaseline: boolean;
   /** Baseline file for CI mode. Default: `apps/bench/baseline.json`. */
   baselineFile: string | undefined;
+  /** Base revision of the A/B gate (`--base`). Default: `HEAD` with uncommitted changes, else `HEAD~1`. */
+  baseRev: string | undefined;
+  /** An already-built tree to use as the A/B base instead of checking one out (`--base-dir`). */
+  baseDir: string | undefined;
+  /** Gate self-test: the current side busy-waits this many µs before every socket write. */
+  selfTestSlowdownUs: number | undefined;
+  /** Print the version and exit (`--version`). */
+  version: boolean;
   /** Regex matched against case ids (`transport/codec/payload`) and keys (`mode:id`). */
   filter: RegExp | undefined;
   /** Transport ids or prefixes (`shm-ring` selects every wait mode and its channel layer). */
@@ -38,6 +46,8 @@ export interface BenchOptions {
   markdown: string | undefined;
   /** SVG output directory; "" = default path; undefined = not requested. */
   svg: string | undefined;
+  /** Self-contained HTML report file; "" = default path; undefined = not requested. */
+  html: string | undefined;
   /** Include the hand-written baselines matching the selected transports. Default true. */
   baselines: boolean;
   /** Write a V8 CPU profile of every server and client process into this directory (`--cpu-prof`). */
@@ -67,15 +77,19 @@ Measurement
   --pin / --no-pin        server on core 1, client on core 0 via taskset (default: on when possible)
   --seed <n>              seed of the payload bytes (default 1)
   --cpu-prof <dir>        write a V8 CPU profile of each server and client process into <dir>
-Output (default: all three under apps/bench/out/<timestamp>/)
-  --json [file]  --markdown [file]  --svg [dir]
+Output (default: all four under apps/bench/out/<timestamp>/)
+  --json [file]  --markdown [file]  --svg [dir]  --html [file]
 CI
   --ci                    small fixed matrix; compare ratios to apps/bench/baseline.json; exit 1 on regression
   --update-baseline       run the CI matrix and rewrite the baseline (see README for thresholds)
-  --baseline <file>       another baseline file
+  --baseline <file>       another baseline file (the record kept beside the A/B gate)
+  --base <rev>            A/B base commit (default: HEAD with uncommitted changes, else HEAD~1)
+  --base-dir <dir>        an already-built tree to use as the A/B base (no checkout, no build)
+  --self-test-slowdown <us>  gate self-test: the current side waits <us> before each socket write
+  --version               print the version and exit
 `;
 
-const OPTIONAL_VALUE = new Set(["--json", "--markdown", "--svg"]);
+const OPTIONAL_VALUE = new Set(["--json", "--markdown", "--svg", "--html"]);
 
 /** Parses `argv` (without node and script). Throws NearwireError INVALID_ARGUMENT on bad input. */
 export function parseBenchArgs(argv: readonly string[]): BenchOptions {
@@ -100,6 +114,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     ci: values.ci === true || updateBaseline,
     updateBaseline,
     baselineFile: values.baseline,
+    baseRev: values.base,
+    baseDir: values["base-dir"],
+    selfTestSlowdownUs:
+      values["self-test-slowdown"] === undefined
+        ? undefined
+        : positiveInt("--self-test-slowdown", values["self-test-slowdown"], 1_000_000),
+    version: values.version === true,
     filter: values.filter === undefined ? undefined : regex(values.filter),
     transports: list(values.transports),
     codecs: list(values.codecs),
@@ -114,6 +135,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     json: values.json,
     markdown: values.markdown,
     svg: values.svg,
+    html: values.html,
     baselines: values["no-baselines"] !== true,
     cpuProfDir: values["cpu-prof"],
     list: values.list === true,
@@ -131,6 +153,10 @@ function parse(args: string[]) {
       ci: { type: "boolean" },
       "update-baseline": { type: "boolean" },
       baseline: { type: "string" },
+      base: { type: "string" },
+      "base-dir": { type: "string" },
+      "self-test-slowdown": { type: "string" },
+      version: { type: "boolean" },
       filter: { type: "string" },
       transports: { type: "string" },
       codecs: { type: "string" },
@@ -146,6 +172,7 @@ function parse(args: string[]) {
       json: { type: "string" },
       markdown: { type: "string" },
       svg: { type: "string" },
+      html: { type: "string" },
       "no-baselines": { type: "boolean" },
       list: { type: "boolean" },
       help: { type: "boolean", short: "h" },

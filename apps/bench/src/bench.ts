@@ -1,7 +1,16 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AB_LIMITS, abRows, abTable } from "./ab-gate.js";
 import type { BenchOptions } from "./args.js";
+import {
+  type BaseTree,
+  baseTreeAt,
+  defaultBaseRev,
+  type NoBaseTree,
+  prepareBaseTree,
+  repoRootOf,
+} from "./base-tree.js";
 import type { CaseSpec, MessageName } from "./case-spec.js";
 import { renderCharts } from "./charts.js";
 import {
@@ -14,12 +23,19 @@ import {
 } from "./ci.js";
 import type { CodecResult } from "./codec-bench.js";
 import { textTable } from "./format.js";
+import { renderHtml } from "./html-report.js";
 import { defaultPin, machineInfo } from "./machine.js";
 import { renderMarkdown } from "./markdown-report.js";
 import { buildCiMatrix, buildMatrix, type MatrixInput } from "./matrix.js";
 import { loadPlugins } from "./plugins.js";
 import { Progress } from "./progress.js";
-import { type CaseResult, Orchestrator, type RunSettings } from "./runner.js";
+import {
+  type Build,
+  type CaseResult,
+  CURRENT_BUILD,
+  Orchestrator,
+  type RunSettings,
+} from "./runner.js";
 import { type BenchReport, median, summarise } from "./summary.js";
 import { allTables } from "./tables.js";
 
@@ -49,15 +65,15 @@ export async function runBench(
   const startedAt = new Date();
   const machine = machineInfo();
   const pin = (options.pin ?? defaultPin(machine)) && machine.tasksetAvailable;
-  const base = options.ci ? CI_DEFAULTS : DEFAULTS;
+  const defaults = options.ci ? CI_DEFAULTS : DEFAULTS;
   const settings: RunSettings = {
-    durationMs: options.durationMs ?? base.durationMs,
-    warmupMs: options.warmupMs ?? base.warmupMs,
+    durationMs: options.durationMs ?? defaults.durationMs,
+    warmupMs: options.warmupMs ?? defaults.warmupMs,
     pin,
     seed: options.seed,
     ...(options.cpuProfDir === undefined ? {} : { cpuProfDir: options.cpuProfDir }),
   };
-  const repeat = options.repeat ?? base.repeat;
+  const repeat = options.repeat ?? defaults.repeat;
   io.out(
     `nearwire-bench  node ${machine.node}  cpu "${machine.cpuModel}" x${machine.cores}  kernel ${machine.kernel}`,
   );
@@ -73,7 +89,9 @@ export async function runBench(
   if (!plugins.messages.fromPackage)
     io.out("  @nearwire/bench-messages not usable: JSON stand-in messages, json codec only");
 
-  const cases = options.ci ? buildCiMatrix(input) : buildMatrix(options, input);
+  const keep = (c: CaseSpec) =>
+    options.filter === undefined || options.filter.test(c.id) || options.filter.test(c.key);
+  const cases = options.ci ? buildCiMatrix(input).filter(keep) : buildMatrix(options, input);
   const codecJobs = codecPlan(options, codecNames);
   if (options.list) {
     for (const c of cases) io.out(c.key);
@@ -82,57 +100,116 @@ export async function runBench(
   }
   io.out(`${cases.length} transport cases x ${repeat} run(s), ${codecJobs.length} codec job(s)`);
 
+  const ab = options.ci && !options.updateBaseline ? prepareBase(options, io) : undefined;
+  const base = ab !== undefined && !("unavailable" in ab) ? ab : undefined;
+  const builds: Build[] = [currentBuild(options)];
+  if (base !== undefined) builds.push(base.build);
+
   const rounds = options.updateBaseline ? BASELINE_ROUNDS : 1;
   const roundRatios: Record<string, number>[] = [];
   let report: BenchReport | undefined;
-  for (let round = 0; round < rounds; round++) {
-    if (rounds > 1) io.out(`baseline round ${round + 1}/${rounds}`);
-    const measured = await measureAll(cases, codecJobs, settings, repeat, options.ci, io);
-    const summaries = summarise(measured.results, input);
-    report = {
-      tool: "nearwire-bench",
-      formatVersion: 1,
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      command: [...argv],
-      settings: {
-        ...settings,
-        repeat,
-        profile: options.ci
-          ? "ci"
-          : options.full
-            ? "full"
-            : isCustom(options)
-              ? "custom"
-              : "default",
-      },
-      machine,
-      availability: plugins.availability,
-      found: {
-        transports: input.transports.map((t) => ({
-          id: t.id,
-          layer: t.layer,
-          baseline: t.baseline,
-        })),
-        codecs: codecNames,
-      },
-      messagesFromPackage: plugins.messages.fromPackage,
-      codecs: measured.codecs,
-      cases: measured.results,
-      summaries,
-    };
-    roundRatios.push(computeRatios(summaries, measured.codecs));
+  let last: Measured[] = [];
+  try {
+    for (let round = 0; round < rounds; round++) {
+      if (rounds > 1) io.out(`baseline round ${round + 1}/${rounds}`);
+      last = await measureAll(cases, codecJobs, settings, repeat, options.ci, io, builds);
+      const current = last[0] as Measured;
+      const codecs = mergeCodecRuns(current.codecRuns.flat());
+      const summaries = summarise(current.results, input);
+      report = {
+        tool: "nearwire-bench",
+        formatVersion: 1,
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        command: [...argv],
+        settings: {
+          ...settings,
+          repeat,
+          profile: options.ci
+            ? "ci"
+            : options.full
+              ? "full"
+              : isCustom(options)
+                ? "custom"
+                : "default",
+        },
+        machine,
+        availability: plugins.availability,
+        found: {
+          transports: input.transports.map((t) => ({
+            id: t.id,
+            layer: t.layer,
+            baseline: t.baseline,
+          })),
+          codecs: codecNames,
+        },
+        messagesFromPackage: plugins.messages.fromPackage,
+        codecs,
+        cases: current.results,
+        summaries,
+      };
+      roundRatios.push(computeRatios(summaries, codecs));
+    }
+  } finally {
+    base?.dispose();
   }
   if (report === undefined) return 1;
+  const current = last[0] as Measured;
+  const baseRun = last[1];
+  if (base !== undefined && baseRun !== undefined) {
+    report.ab = {
+      base: { rev: base.rev, ...(base.sha === undefined ? {} : { sha: base.sha }) },
+      limits: AB_LIMITS,
+      rows: abRows(current.results, baseRun.results, current.codecRuns, baseRun.codecRuns),
+    };
+  }
 
   for (const t of allTables(report.codecs, report.summaries))
     io.out(`\n${t.title}\n${textTable(t.headers, t.rows)}`);
   writeOutputs(report, options, startedAt, io);
 
-  let exit = report.summaries.some((s) => s.error !== undefined) ? 1 : 0;
+  const exit = report.summaries.some((s) => s.error !== undefined) ? 1 : 0;
   if (exit !== 0) io.out("\nsome cases failed (see the tables and the JSON report)");
-  if (options.ci) exit = Math.max(exit, ciCheck(options, roundRatios, report, io));
-  return exit;
+  if (!options.ci) return exit;
+  if (report.ab !== undefined) {
+    io.out(
+      `\nA/B gate: this tree ÷ base ${report.ab.base.rev}${base?.sha ? ` (${base.sha.slice(0, 12)})` : ""}, same run, interleaved:`,
+    );
+    io.out(abTable(report.ab.rows));
+    const regressed = report.ab.rows.filter((r) => r.status === "REGRESSED");
+    io.out(
+      regressed.length > 0
+        ? `\nCI: FAILED (${regressed.length} row(s) regressed against the base)`
+        : "\nCI: ok (no row regressed against the base)",
+    );
+    ciCheck(options, roundRatios, report, io, true);
+    return Math.max(exit, regressed.length > 0 ? 1 : 0);
+  }
+  if (ab !== undefined && "unavailable" in ab)
+    io.out(`\nA/B gate unavailable (${ab.unavailable}): gating on the committed baseline instead`);
+  return Math.max(exit, ciCheck(options, roundRatios, report, io, false));
+}
+
+/** The build whose workers run this tree (with the gate's self-test slowdown, if asked). */
+function currentBuild(options: BenchOptions): Build {
+  const us = options.selfTestSlowdownUs;
+  if (us === undefined) return CURRENT_BUILD;
+  const ext = CURRENT_BUILD.workerFile.endsWith(".ts") ? ".ts" : ".js";
+  const preload = join(dirname(CURRENT_BUILD.workerFile), `inject-slowdown${ext}`);
+  return {
+    ...CURRENT_BUILD,
+    nodeArgs: [...CURRENT_BUILD.nodeArgs, "--import", preload],
+    env: { NEARWIRE_BENCH_SLOWDOWN_US: String(us) },
+  };
+}
+
+/** The A/B base for `--ci`: `--base-dir`, or `--base` (default parent) checked out and built. */
+function prepareBase(options: BenchOptions, io: BenchIo): BaseTree | NoBaseTree {
+  if (options.baseDir !== undefined) return baseTreeAt(resolve(options.baseDir));
+  const root = repoRootOf(PACKAGE_DIR);
+  if (root === undefined) return { unavailable: "not in a git repository" };
+  const rev = options.baseRev ?? defaultBaseRev(root);
+  return prepareBaseTree(root, rev, io.out);
 }
 
 function isCustom(o: BenchOptions): boolean {
@@ -146,7 +223,10 @@ interface CodecJob {
 
 /** Codec benchmarks: every codec × message by default; skipped when transports are selected. */
 function codecPlan(options: BenchOptions, codecs: string[]): CodecJob[] {
-  if (options.ci) return codecs.map((codec) => ({ codec, messages: ["tick"] }));
+  if (options.ci)
+    return codecs
+      .filter((c) => options.filter === undefined || options.filter.test(`codec:${c}/tick`))
+      .map((codec) => ({ codec, messages: ["tick"] }));
   if (options.transports !== undefined) return [];
   const messages: MessageName[] = options.messages ?? ["tick", "request", "metric", "chunk"];
   return codecs
@@ -160,6 +240,17 @@ function codecPlan(options: BenchOptions, codecs: string[]): CodecJob[] {
     .filter((j) => j.messages.length > 0);
 }
 
+/** What one build measured: every case's runs, and the codec results of every repeat. */
+interface Measured {
+  results: CaseResult[];
+  codecRuns: CodecResult[][];
+}
+
+/**
+ * Runs every codec job and case `repeat` times on each build. With two builds (the A/B gate)
+ * the builds alternate case by case, in ABBA order over repeats, so drift in the machine's
+ * load falls on both sides alike.
+ */
 async function measureAll(
   cases: readonly CaseSpec[],
   codecJobs: readonly CodecJob[],
@@ -167,38 +258,54 @@ async function measureAll(
   repeat: number,
   ci: boolean,
   io: BenchIo,
-): Promise<{ results: CaseResult[]; codecs: CodecResult[] }> {
+  builds: readonly Build[] = [CURRENT_BUILD],
+): Promise<Measured[]> {
   const orchestrator = new Orchestrator(settings);
-  const progress = new Progress((cases.length + codecJobs.length) * repeat, io.err);
-  const results: CaseResult[] = cases.map((spec) => ({ spec, runs: [] }));
-  const codecRuns: CodecResult[][] = [];
+  const progress = new Progress((cases.length + codecJobs.length) * repeat * builds.length, io.err);
+  const measured: Measured[] = builds.map(() => ({
+    results: cases.map((spec) => ({ spec, runs: [] })),
+    codecRuns: [],
+  }));
   const codecTimeMs = ci ? 150 : 200;
+  const tag = (b: Build, label: string) => (builds.length > 1 ? `${b.label} ${label}` : label);
   try {
     for (let r = 0; r < repeat; r++) {
+      const order = builds.map((_, i) => i);
+      if (r % 2 === 1) order.reverse();
       for (const job of codecJobs) {
-        const label = `codec ${job.codec}`;
-        progress.start(label);
-        try {
-          codecRuns.push(await orchestrator.runCodec(job.codec, job.messages, codecTimeMs));
-          progress.finish(label, "done");
-        } catch (err) {
-          progress.finish(label, `FAILED ${(err as Error).message}`);
+        for (const bi of order) {
+          const build = builds[bi] as Build;
+          const label = tag(build, `codec ${job.codec}`);
+          progress.start(label);
+          try {
+            (measured[bi] as Measured).codecRuns.push(
+              await orchestrator.runCodec(job.codec, job.messages, codecTimeMs, build),
+            );
+            progress.finish(label, "done");
+          } catch (err) {
+            progress.finish(label, `FAILED ${(err as Error).message}`);
+          }
         }
       }
-      for (const res of results) {
-        progress.start(res.spec.key);
-        try {
-          const run = await orchestrator.runCase(res.spec);
-          res.runs.push(run);
-          progress.finish(
-            res.spec.key,
-            run.latency
-              ? `p50 ${(run.latency.p50Ns / 1e3).toFixed(1)} µs`
-              : `${Math.round(run.msgsPerSec)} msgs/s`,
-          );
-        } catch (err) {
-          res.error = (err as Error).message;
-          progress.finish(res.spec.key, `FAILED ${res.error}`);
+      for (let k = 0; k < cases.length; k++) {
+        for (const bi of order) {
+          const build = builds[bi] as Build;
+          const res = (measured[bi] as Measured).results[k] as CaseResult;
+          const label = tag(build, res.spec.key);
+          progress.start(label);
+          try {
+            const run = await orchestrator.runCase(res.spec, build);
+            res.runs.push(run);
+            progress.finish(
+              label,
+              run.latency
+                ? `p50 ${(run.latency.p50Ns / 1e3).toFixed(1)} µs`
+                : `${Math.round(run.msgsPerSec)} msgs/s`,
+            );
+          } catch (err) {
+            res.error = (err as Error).message;
+            progress.finish(label, `FAILED ${res.error}`);
+          }
         }
       }
     }
@@ -206,7 +313,7 @@ async function measureAll(
     progress.end();
     orchestrator.close();
   }
-  return { results, codecs: mergeCodecRuns(codecRuns.flat()) };
+  return measured;
 }
 
 /** Median over repeats of each codec × message. */
@@ -234,7 +341,7 @@ function stamp(d: Date): string {
   return d.toISOString().replace(/[:.]/g, "-");
 }
 
-/** Writes the JSON, Markdown and SVG outputs that were asked for (all three by default). */
+/** Writes the JSON, Markdown, SVG and HTML outputs that were asked for (all four by default). */
 function writeOutputs(
   report: BenchReport,
   options: BenchOptions,
@@ -242,7 +349,10 @@ function writeOutputs(
   io: BenchIo,
 ): void {
   const none =
-    options.json === undefined && options.markdown === undefined && options.svg === undefined;
+    options.json === undefined &&
+    options.markdown === undefined &&
+    options.svg === undefined &&
+    options.html === undefined;
   if (options.ci && none) return;
   const dir = join(PACKAGE_DIR, "out", stamp(startedAt));
   const jsonFile =
@@ -254,6 +364,10 @@ function writeOutputs(
       ? join(dir, "report.md")
       : options.markdown;
   const svgDir = options.svg === "" || (none && options.svg === undefined) ? dir : options.svg;
+  const htmlFile =
+    options.html === "" || (none && options.html === undefined)
+      ? join(dir, "report.html")
+      : options.html;
   const written: string[] = [];
   let charts: string[] = [];
   if (svgDir !== undefined) {
@@ -276,15 +390,25 @@ function writeOutputs(
     writeFileSync(mdFile, renderMarkdown(report, charts));
     written.push(mdFile);
   }
+  if (htmlFile !== undefined) {
+    mkdirSync(dirname(resolve(htmlFile)), { recursive: true });
+    writeFileSync(htmlFile, renderHtml(report));
+    written.push(htmlFile);
+  }
   io.out("\nwritten:");
   for (const f of written) io.out(`  ${f}`);
 }
 
+/**
+ * The committed baseline: written by `--update-baseline`; otherwise compared with this run.
+ * With `recordOnly` (the A/B gate ran) it is printed as a record and never fails the run.
+ */
 function ciCheck(
   options: BenchOptions,
   roundRatios: Record<string, number>[],
   report: BenchReport,
   io: BenchIo,
+  recordOnly: boolean,
 ): number {
   const file = options.baselineFile ?? join(PACKAGE_DIR, "baseline.json");
   if (options.updateBaseline) {
@@ -300,12 +424,17 @@ function ciCheck(
   }
   if (!existsSync(file)) {
     io.out(`\nno baseline at ${file}: run with --update-baseline`);
-    return 1;
+    return recordOnly ? 0 : 1;
   }
   const baseline = JSON.parse(readFileSync(file, "utf8")) as Baseline;
   const { rows, failed } = compare(roundRatios[0] ?? {}, baseline);
-  io.out(`\nCI ratios against ${relative(process.cwd(), file) || file}:`);
+  const where = relative(process.cwd(), file) || file;
+  const same = baseline.machine.cpuModel === report.machine.cpuModel;
+  io.out(
+    `\n${recordOnly ? "For the record (not gating)" : "CI"}: ratios against ${where}, recorded on "${baseline.machine.cpuModel}"${same ? "" : ` — a different CPU from this one ("${report.machine.cpuModel}")`}:`,
+  );
   io.out(comparisonTable(rows));
+  if (recordOnly) return 0;
   io.out(failed ? "\nCI: FAILED (a ratio regressed past its limit, or is missing)" : "\nCI: ok");
   return failed ? 1 : 0;
 }

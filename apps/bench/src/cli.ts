@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 import { NearwireError } from "@nearwire/core";
 import { parseBenchArgs, USAGE } from "./args.js";
 import { runBench } from "./bench.js";
@@ -17,6 +18,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (options.help) {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (options.version) {
+    const pkg = new URL("../package.json", import.meta.url);
+    const { version } = JSON.parse(readFileSync(pkg, "utf8")) as { version: string };
+    process.stdout.write(`nearwire-bench ${version}\n`);
     return 0;
   }
   return runBench(options, argv);

@@ -14,37 +14,79 @@ const now = () => Number(process.hrtime.bigint());
 /** Streams are this long in wall time (calibrated in warm-up), so a window holds many. */
 const STREAM_TARGET_NS = 25e6;
 
-/** Warm-up makes at least this many calls (so the JIT has optimised the path), within 4× its time. */
+/** Warm-up makes at least this many calls (so the JIT has optimised the path). */
 const MIN_WARMUP_CALLS = 1000;
 
-/** State the warm-up hands to the measurement. */
+/** Warm-up is judged in windows of this length. */
+const WARMUP_WINDOW_NS = 100e6;
+/** The case is steady when this many successive windows agree… */
+const STEADY_WINDOWS = 3;
+/** …within this relative distance of their median. */
+const STEADY_TOLERANCE = 0.1;
+/** Warm-up stops after this long even when the case never got steady (ms, or 10× `--warmup`). */
+const WARMUP_CAP_MS = 5000;
+
+/** What the warm-up did, recorded in the JSON for every run. */
 export interface WarmState {
   /** Messages per stream call, for `stream` mode. */
   streamCount: number;
+  /** Wall time of the warm-up, ns. */
+  warmupNs: number;
+  /** Calls (or stream messages) made during the warm-up. */
+  warmupCalls: number;
+  /** True when successive windows agreed (false: the cap ended the warm-up). */
+  steady: boolean;
 }
 
-/** Runs the case's traffic for `warmupMs` (at least a few calls), and calibrates streams. */
+/**
+ * Warms the case up until it is steady: at least `warmupMs` and {@link MIN_WARMUP_CALLS}
+ * calls, then until {@link STEADY_WINDOWS} successive 100 ms windows give rates within
+ * {@link STEADY_TOLERANCE} of their median — never by a fixed time alone (grpc-js needs
+ * seconds before its rate settles). Capped at max(10 × `warmupMs`, 5 s). Streams are
+ * calibrated on the way: each stream call lasts about 25 ms.
+ */
 export async function warmUp(
   client: BenchClient,
   spec: CaseSpec,
   warmupMs: number,
 ): Promise<WarmState> {
-  const end = now() + warmupMs * 1e6;
-  if (spec.mode === "stream") {
-    let count = spec.payloadBytes >= 1 << 20 ? 4 : spec.payloadBytes >= 1 << 16 ? 32 : 256;
-    let rounds = 0;
-    do {
-      const t0 = now();
-      await client.stream(count);
-      const perMsg = (now() - t0) / count;
-      count = Math.max(4, Math.min(200_000, Math.round(STREAM_TARGET_NS / Math.max(perMsg, 1))));
-      rounds++;
-    } while ((now() < end || rounds < 2) && rounds < 10_000);
-    return { streamCount: count };
+  const t0 = now();
+  const minEnd = t0 + warmupMs * 1e6;
+  const cap = t0 + Math.max(warmupMs * 10, WARMUP_CAP_MS) * 1e6;
+  const rates: number[] = [];
+  let calls = 0;
+  let count = spec.payloadBytes >= 1 << 20 ? 4 : spec.payloadBytes >= 1 << 16 ? 32 : 256;
+  for (;;) {
+    const w0 = now();
+    let n = 0;
+    if (spec.mode === "stream") {
+      do {
+        const s0 = now();
+        await client.stream(count);
+        n += count;
+        const perMsg = (now() - s0) / count;
+        count = Math.max(4, Math.min(200_000, Math.round(STREAM_TARGET_NS / Math.max(perMsg, 1))));
+      } while (now() - w0 < WARMUP_WINDOW_NS);
+    } else {
+      n = await runCalls(client, spec.inFlight, w0 + WARMUP_WINDOW_NS, undefined, 1, cap);
+    }
+    calls += n;
+    rates.push(n / ((now() - w0) / 1e9));
+    const t = now();
+    if (t >= cap) break;
+    if (t >= minEnd && calls >= MIN_WARMUP_CALLS && steady(rates)) {
+      return { streamCount: count, warmupNs: t - t0, warmupCalls: calls, steady: true };
+    }
   }
-  const cap = now() + Math.max(1000, warmupMs * 4) * 1e6;
-  await runCalls(client, spec.inFlight, end, undefined, MIN_WARMUP_CALLS, cap);
-  return { streamCount: 0 };
+  return { streamCount: count, warmupNs: now() - t0, warmupCalls: calls, steady: false };
+}
+
+/** True when the last {@link STEADY_WINDOWS} rates lie within the tolerance of their median. */
+export function steady(rates: readonly number[]): boolean {
+  if (rates.length < STEADY_WINDOWS) return false;
+  const last = rates.slice(-STEADY_WINDOWS);
+  const mid = [...last].sort((a, b) => a - b)[Math.floor(STEADY_WINDOWS / 2)] as number;
+  return mid > 0 && last.every((r) => Math.abs(r - mid) <= STEADY_TOLERANCE * mid);
 }
 
 async function runCalls(
@@ -108,6 +150,7 @@ export async function measure(
     wireBytes: client.wireBytes,
     client: clientCpu,
     clientCpuUsPerMsg: (clientCpu.userUs + clientCpu.systemUs) / count,
+    warmup: { ns: warm.warmupNs, calls: warm.warmupCalls, steady: warm.steady },
   };
   if (rec) result.latency = rec.summary();
   return result;

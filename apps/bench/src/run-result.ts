@@ -25,4 +25,6 @@ export interface RunResult {
   clientCpuUsPerMsg: number;
   /** Server CPU (user+system) per message, µs; its window spans the client's plus IPC turns. */
   serverCpuUsPerMsg: number;
+  /** The warm-up before the window: wall time (ns), calls, and whether it ended steady. */
+  warmup?: { ns: number; calls: number; steady: boolean };
 }

@@ -35,7 +35,26 @@ export interface CaseResult {
 
 const here = fileURLToPath(import.meta.url);
 const fromSource = here.endsWith(".ts");
-const workerFile = join(dirname(here), fromSource ? "worker.ts" : "worker.js");
+
+/**
+ * Which build of nearwire a worker process runs: this tree, or the base tree of an A/B run
+ * (`--ci`), whose `apps/bench/dist/worker.js` is spawned instead. `nodeArgs` go before the
+ * script (the gate's self-test preloads its slowdown this way).
+ */
+export interface Build {
+  label: "current" | "base";
+  workerFile: string;
+  nodeArgs: readonly string[];
+  /** Extra environment of its processes. */
+  env?: Readonly<Record<string, string>>;
+}
+
+/** This tree's worker. */
+export const CURRENT_BUILD: Build = {
+  label: "current",
+  workerFile: join(dirname(here), fromSource ? "worker.ts" : "worker.js"),
+  nodeArgs: fromSource ? ["--import", "tsx"] : [],
+};
 
 /** One child process with an IPC channel and a bounded wait for each expected message. */
 class Worker {
@@ -45,17 +64,23 @@ class Worker {
   #exited = false;
   #output = "";
 
-  constructor(role: string, args: unknown, core: number | undefined, cpuProfDir?: string) {
+  constructor(
+    role: string,
+    args: unknown,
+    core: number | undefined,
+    build: Build,
+    cpuProfDir: string | undefined,
+  ) {
     const nodeArgs = [
       ...(cpuProfDir === undefined
         ? []
         : [
             "--cpu-prof",
             `--cpu-prof-dir=${cpuProfDir}`,
-            `--cpu-prof-name=${role}-${Date.now()}.cpuprofile`,
+            `--cpu-prof-name=${build.label}-${role}-${Date.now()}.cpuprofile`,
           ]),
-      ...(fromSource ? ["--import", "tsx"] : []),
-      workerFile,
+      ...build.nodeArgs,
+      build.workerFile,
       role,
       JSON.stringify(args),
     ];
@@ -63,7 +88,10 @@ class Worker {
       core === undefined
         ? [process.execPath, nodeArgs]
         : ["taskset", ["-c", String(core), process.execPath, ...nodeArgs]];
-    this.child = spawn(cmd, argv, { stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    this.child = spawn(cmd, argv, {
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      env: build.env === undefined ? process.env : { ...process.env, ...build.env },
+    });
     const keep = (d: Buffer) => {
       this.#output = (this.#output + d.toString()).slice(-2000);
     };
@@ -142,17 +170,23 @@ export class Orchestrator {
     return isTcp ? "tcp:127.0.0.1:0" : join(this.dir, `${++this.#n}.sock`);
   }
 
-  /** Runs one case once, with fresh server and client processes. */
-  async runCase(spec: CaseSpec): Promise<RunResult> {
+  /** Runs one case once, with fresh server and client processes of `build`. */
+  async runCase(spec: CaseSpec, build: Build = CURRENT_BUILD): Promise<RunResult> {
     const { durationMs, warmupMs, pin, seed } = this.settings;
     const address = this.#address(spec);
     const args: EndpointArgs = { spec, address, seed, durationMs, warmupMs };
     const prof = this.settings.cpuProfDir;
-    const server = new Worker("server", args, pin ? 1 : undefined, prof);
+    const server = new Worker("server", args, pin ? 1 : undefined, build, prof);
     let client: Worker | undefined;
     try {
       const ready = await server.expect("ready", 20_000);
-      client = new Worker("client", { ...args, address: ready.address }, pin ? 0 : undefined, prof);
+      client = new Worker(
+        "client",
+        { ...args, address: ready.address },
+        pin ? 0 : undefined,
+        build,
+        prof,
+      );
       await client.expect("warmed", 20_000 + warmupMs * 4);
       server.send({ t: "cpu-start" });
       await server.expect("cpu-started", 10_000);
@@ -174,9 +208,14 @@ export class Orchestrator {
   }
 
   /** Runs the tinybench codec benchmarks of one codec in a child process. */
-  async runCodec(codec: string, messages: MessageName[], timeMs: number): Promise<CodecResult[]> {
+  async runCodec(
+    codec: string,
+    messages: MessageName[],
+    timeMs: number,
+    build: Build = CURRENT_BUILD,
+  ): Promise<CodecResult[]> {
     const args: CodecArgs = { codec, messages, timeMs, seed: this.settings.seed };
-    const w = new Worker("codec", args, this.settings.pin ? 0 : undefined);
+    const w = new Worker("codec", args, this.settings.pin ? 0 : undefined, build, undefined);
     try {
       const { result } = await w.expect("result", 60_000 + timeMs * messages.length * 20);
       return (result as { results: CodecResult[] }).results;

@@ -1,3 +1,4 @@
+import type { AbRow } from "./ab-gate.js";
 import type { CaseSpec } from "./case-spec.js";
 import type { CodecResult } from "./codec-bench.js";
 import type { MachineInfo } from "./machine.js";
@@ -116,4 +117,10 @@ export interface BenchReport {
   /** Raw runs of every case (every number, including the HDR histograms). */
   cases: CaseResult[];
   summaries: CaseSummary[];
+  /** The A/B gate of `--ci`: this tree against the base tree, row by row. */
+  ab?: {
+    base: { rev: string; sha?: string };
+    limits: Readonly<Record<string, number>>;
+    rows: AbRow[];
+  };
 }

@@ -1,0 +1,135 @@
+import type { CodecResult } from "./codec-bench.js";
+import { fmt3, textTable } from "./format.js";
+import type { CaseResult } from "./runner.js";
+import { median } from "./summary.js";
+
+/**
+ * The A/B gate of `--ci`: every case runs on the current tree and on the base tree (the parent
+ * commit) in the same run, interleaved, and each row's current ÷ base ratio is judged. Both
+ * sides share the machine, its CPU model and its load at that moment, so the gate holds on any
+ * machine; the committed baseline is only a record.
+ *
+ * Repeats are paired (current run i with base run i, measured next to each other) and a row
+ * regresses when the median of its paired ratios is past the mode's limit: with 3 pairs, two
+ * of them must be past it, so one unlucky pair cannot fail CI.
+ */
+
+/** How far a row may move the wrong way before it regresses (current ÷ base, per mode). */
+export const AB_LIMITS = {
+  /** p50 latency, lower is better: fails above this. */
+  latency: 1.3,
+  /** msgs/s with 64 in flight, higher is better: fails below this. */
+  throughput: 0.7,
+  /** msgs/s one way, higher is better: fails below this. */
+  stream: 0.7,
+  /** codec ops/s, higher is better: fails below this. */
+  codec: 0.7,
+} as const;
+
+/** The verdict on one row. */
+export type AbStatus = "ok" | "faster" | "REGRESSED" | "new" | "gone";
+
+/** One gated row. */
+export interface AbRow {
+  /** Case key (`latency:uds/raw/64B`) or codec key (`codec:raw/tick/encode`). */
+  key: string;
+  better: "lower" | "higher";
+  /** The metric per repeat on each side (p50 ns, or msgs/s, or ops/s). */
+  current: number[];
+  base: number[];
+  /** current ÷ base for each repeat that has both sides. */
+  pairs: number[];
+  /** Median of `pairs` (NaN when none). */
+  ratio: number;
+  limit: number;
+  status: AbStatus;
+}
+
+/** Metric of one run of a case: p50 for latency, msgs/s otherwise. */
+function metric(result: CaseResult): number[] {
+  return result.runs.map((r) =>
+    result.spec.mode === "latency" ? (r.latency?.p50Ns ?? Number.NaN) : r.msgsPerSec,
+  );
+}
+
+/** Judges one row from its per-repeat values on both sides. */
+export function judge(
+  key: string,
+  better: "lower" | "higher",
+  limit: number,
+  current: number[],
+  base: number[],
+): AbRow {
+  const pairs: number[] = [];
+  for (let i = 0; i < Math.min(current.length, base.length); i++) {
+    const r = (current[i] as number) / (base[i] as number);
+    if (Number.isFinite(r) && r > 0) pairs.push(r);
+  }
+  const ratio = pairs.length === 0 ? Number.NaN : median(pairs);
+  let status: AbStatus;
+  if (current.length === 0) status = "gone";
+  else if (pairs.length === 0) status = "new";
+  else {
+    const pastLimit = better === "lower" ? ratio > limit : ratio < limit;
+    if (pastLimit) status = "REGRESSED";
+    else if (better === "lower" ? ratio < 1 / limit : ratio > 1 / limit) status = "faster";
+    else status = "ok";
+  }
+  return { key, better, current, base, pairs, ratio, limit, status };
+}
+
+/** Pairs the current and base results of every case and codec job and judges each row. */
+export function abRows(
+  current: readonly CaseResult[],
+  base: readonly CaseResult[],
+  currentCodecs: readonly CodecResult[][],
+  baseCodecs: readonly CodecResult[][],
+): AbRow[] {
+  const rows: AbRow[] = [];
+  const baseByKey = new Map(base.map((b) => [b.spec.key, b]));
+  for (const c of current) {
+    const b = baseByKey.get(c.spec.key);
+    const mode = c.spec.mode;
+    rows.push(
+      judge(
+        c.spec.key,
+        mode === "latency" ? "lower" : "higher",
+        AB_LIMITS[mode],
+        metric(c),
+        b === undefined ? [] : metric(b),
+      ),
+    );
+  }
+  const codecValues = (runs: readonly CodecResult[][]) => {
+    const m = new Map<string, number[]>();
+    for (const run of runs)
+      for (const r of run)
+        for (const [op, v] of [
+          ["encode", r.encodeOpsPerSec],
+          ["decode", r.decodeOpsPerSec],
+        ] as const) {
+          const k = `codec:${r.codec}/${r.message}/${op}`;
+          m.set(k, [...(m.get(k) ?? []), v]);
+        }
+    return m;
+  };
+  const cur = codecValues(currentCodecs);
+  const bas = codecValues(baseCodecs);
+  for (const [k, v] of cur) rows.push(judge(k, "higher", AB_LIMITS.codec, v, bas.get(k) ?? []));
+  return rows;
+}
+
+/** The gate's table for the terminal and the Markdown report. */
+export function abTable(rows: readonly AbRow[]): string {
+  return textTable(
+    ["row", "better", "current ÷ base", "pairs", "limit", "status"],
+    rows.map((r) => [
+      r.key,
+      r.better,
+      Number.isNaN(r.ratio) ? "—" : fmt3(r.ratio),
+      r.pairs.map(fmt3).join(" "),
+      `${r.better === "lower" ? "≤" : "≥"} ${fmt3(r.limit)}`,
+      r.status,
+    ]),
+  );
+}
