@@ -49,7 +49,9 @@ export const BATCH_BYTES = 64 * 1024;
 /**
  * A batch is written as soon as it holds this many bytes, without waiting for the end of the
  * tick: while this side is still working through a burst, the peer already gets the first
- * answers, so both processes work at once instead of taking turns with whole bursts.
+ * answers, so both processes work at once instead of taking turns with whole bursts. Only
+ * while the kernel takes writes at once (nothing queued in the socket): under backpressure
+ * batches grow to full size instead.
  */
 export const EARLY_FLUSH_BYTES = 2048;
 
@@ -219,7 +221,8 @@ export class SocketChannel implements Channel {
     } else {
       if (this.#batchLength + n + FRAME_OVERHEAD_BYTES > this.#batch.length) this.#flush();
       this.#batchLength += encodeFrameInto(this.#batch, this.#batchLength, type, payload);
-      if (this.#batchLength >= EARLY_FLUSH_BYTES) this.#flush();
+      if (this.#batchLength >= EARLY_FLUSH_BYTES && this.#socket.writableLength === 0)
+        this.#flush();
       else this.#scheduleFlush();
     }
     return this.#queuedBytes() < this.#options.highWaterMarkBytes;
@@ -248,7 +251,8 @@ export class SocketChannel implements Channel {
         const end = start + FRAME_HEADER_BYTES + n;
         writeFrameTrailer(batch, end, crc32c(batch.subarray(start + 4, end)));
         this.#batchLength = end + FRAME_TRAILER_BYTES;
-        if (this.#batchLength >= EARLY_FLUSH_BYTES) this.#flush();
+        if (this.#batchLength >= EARLY_FLUSH_BYTES && this.#socket.writableLength === 0)
+          this.#flush();
         else this.#scheduleFlush();
         return true;
       }

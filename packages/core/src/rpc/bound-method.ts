@@ -83,7 +83,7 @@ export function decodeChecked(
       },
     );
   }
-  const input = transient && codec.decodesInPlace ? bytes.slice() : bytes;
+  const input = transient && codec.decodesInPlace ? keepCopy(bytes) : bytes;
   try {
     return codec.decode(input);
   } catch (cause) {
@@ -97,4 +97,28 @@ export function decodeChecked(
       },
     );
   }
+}
+
+/** Copies up to this many bytes into the shared slab; larger messages get their own buffer. */
+const SLAB_COPY_MAX_BYTES = 4096;
+const SLAB_BYTES = 256 * 1024;
+let slab = new Uint8Array(SLAB_BYTES);
+let slabUsed = 0;
+
+/**
+ * A copy of a transient view (a ring slot) that may be kept: small ones are carved from a
+ * slab that is never reused (it is freed when the last view of it dies), so a message costs a
+ * view, not an ArrayBuffer of its own (which Node 20 allocates off-heap above 64 bytes).
+ */
+function keepCopy(bytes: Uint8Array): Uint8Array {
+  const n = bytes.byteLength;
+  if (n > SLAB_COPY_MAX_BYTES) return bytes.slice();
+  if (slabUsed + n > SLAB_BYTES) {
+    slab = new Uint8Array(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const out = slab.subarray(slabUsed, slabUsed + n);
+  out.set(bytes);
+  slabUsed = (slabUsed + n + 7) & ~7;
+  return out;
 }
