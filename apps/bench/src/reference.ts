@@ -3,6 +3,8 @@
  * They appear in the report in a table of their own and are never compared to measured rows.
  */
 export const REFERENCE_FIGURES: readonly {
+  /** Stable name of the figure (`uds`, `grpc-uds`, `shm-ring`, `spsc`, …). */
+  id: string;
   what: string;
   p50: string;
   p99: string;
@@ -10,6 +12,7 @@ export const REFERENCE_FIGURES: readonly {
   setting: string;
 }[] = [
   {
+    id: "uds",
     what: "UDS",
     p50: "18 µs",
     p99: "124 µs",
@@ -17,6 +20,7 @@ export const REFERENCE_FIGURES: readonly {
     setting: "64-core server, 256 B payloads",
   },
   {
+    id: "grpc-uds",
     what: "gRPC over UDS",
     p50: "47 µs",
     p99: "389 µs",
@@ -24,6 +28,7 @@ export const REFERENCE_FIGURES: readonly {
     setting: "64-core server, 256 B payloads",
   },
   {
+    id: "shm-ring",
     what: "shared-memory ring",
     p50: "3.2 µs",
     p99: "19 µs",
@@ -31,6 +36,7 @@ export const REFERENCE_FIGURES: readonly {
     setting: "64-core server, 256 B payloads",
   },
   {
+    id: "spsc",
     what: "tuned SPSC shm ring",
     p50: "1.83 µs (mean)",
     p99: "2.98 µs",
@@ -38,6 +44,7 @@ export const REFERENCE_FIGURES: readonly {
     setting: "64 B messages",
   },
   {
+    id: "grpc-uds-vs-tcp",
     what: "gRPC unary, UDS vs TCP",
     p50: "102 µs vs 127 µs per call",
     p99: "—",
@@ -45,6 +52,7 @@ export const REFERENCE_FIGURES: readonly {
     setting: "desktop CPU",
   },
   {
+    id: "tcp-vs-uds",
     what: "loopback TCP vs UDS round trip",
     p50: "1.5–2× UDS",
     p99: "—",

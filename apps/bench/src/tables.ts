@@ -12,6 +12,11 @@ export interface Table {
   note: string;
   headers: string[];
   rows: string[][];
+  /**
+   * The number behind each cell (same shape as `rows`; undefined for text cells): what the
+   * HTML report sorts by and what its test compares with the JSON.
+   */
+  values?: (number | undefined)[][];
 }
 
 const ratioCell = (s: CaseSummary) => (s.ratio ? `${fmtRatio(s.ratio.value)} ${s.ratio.to}` : "");
@@ -44,11 +49,24 @@ export function codecTable(results: readonly CodecResult[]): Table {
         `±${r.encodeRme.toFixed(1)}% / ±${r.decodeRme.toFixed(1)}%`,
       ];
     }),
+    values: results.map((r) => {
+      const j = json.get(r.message);
+      return [
+        undefined,
+        r.encodedBytes,
+        r.encodeOpsPerSec,
+        r.decodeOpsPerSec,
+        j ? r.encodeOpsPerSec / j.encodeOpsPerSec : undefined,
+        j ? r.decodeOpsPerSec / j.decodeOpsPerSec : undefined,
+        Math.max(r.encodeRme, r.decodeRme),
+      ];
+    }),
   };
 }
 
 /** Latency table: one call in flight. */
 export function latencyTable(rows: readonly CaseSummary[]): Table {
+  const picked = rows.filter((s) => s.spec.mode === "latency");
   return {
     title: "Latency (round trip, one call in flight)",
     note: "Every call recorded in an HDR histogram; medians over repeats (max = max over repeats). CPU = user+system µs per round trip. Ratio = p50 ÷ the compared row's p50 (lower is better).",
@@ -65,31 +83,43 @@ export function latencyTable(rows: readonly CaseSummary[]): Table {
       "cpu server",
       "p50 vs",
     ],
-    rows: rows
-      .filter((s) => s.spec.mode === "latency")
-      .map((s) =>
-        s.error !== undefined && s.runs === 0
-          ? [s.spec.id, "", `failed: ${s.error.slice(0, 80)}`, "", "", "", "", "", "", "", ""]
-          : [
-              s.spec.id,
-              fmtBytes(s.wireBytes),
-              fmtNs(s.p50Ns),
-              fmtNs(s.p90Ns),
-              fmtNs(s.p99Ns),
-              fmtNs(s.p999Ns),
-              fmtNs(s.maxNs),
-              fmtCount(s.samples),
-              cpu(s.clientCpuUsPerMsg),
-              cpu(s.serverCpuUsPerMsg),
-              ratioCell(s),
-            ],
-      ),
+    rows: picked.map((s) =>
+      s.error !== undefined && s.runs === 0
+        ? [s.spec.id, "", `failed: ${s.error.slice(0, 80)}`, "", "", "", "", "", "", "", ""]
+        : [
+            s.spec.id,
+            fmtBytes(s.wireBytes),
+            fmtNs(s.p50Ns),
+            fmtNs(s.p90Ns),
+            fmtNs(s.p99Ns),
+            fmtNs(s.p999Ns),
+            fmtNs(s.maxNs),
+            fmtCount(s.samples),
+            cpu(s.clientCpuUsPerMsg),
+            cpu(s.serverCpuUsPerMsg),
+            ratioCell(s),
+          ],
+    ),
+    values: picked.map((s) => [
+      undefined,
+      s.wireBytes,
+      s.p50Ns,
+      s.p90Ns,
+      s.p99Ns,
+      s.p999Ns,
+      s.maxNs,
+      s.samples,
+      s.clientCpuUsPerMsg,
+      s.serverCpuUsPerMsg,
+      s.ratio?.value,
+    ]),
   };
 }
 
 /** Throughput tables: many calls in flight, and one-way streaming. */
 export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "stream"): Table {
   const lat = mode === "throughput";
+  const picked = rows.filter((s) => s.spec.mode === mode);
   return {
     title: lat ? "Throughput (64 calls in flight)" : "One-way streaming (server → client)",
     note: lat
@@ -105,49 +135,63 @@ export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "st
       "cpu server",
       "msgs/s vs",
     ],
-    rows: rows
-      .filter((s) => s.spec.mode === mode)
-      .map((s) =>
-        s.error !== undefined && s.runs === 0
-          ? [
-              s.spec.id,
-              "",
-              `failed: ${s.error.slice(0, 80)}`,
-              "",
-              ...(lat ? ["", ""] : []),
-              "",
-              "",
-              "",
-            ]
-          : [
-              s.spec.id,
-              fmtBytes(s.wireBytes),
-              fmtCount(s.msgsPerSec),
-              fmt3(s.mbPerSec),
-              ...(lat ? [fmtNs(s.p50Ns), fmtNs(s.p99Ns)] : []),
-              cpu(s.clientCpuUsPerMsg),
-              cpu(s.serverCpuUsPerMsg),
-              ratioCell(s),
-            ],
-      ),
+    rows: picked.map((s) =>
+      s.error !== undefined && s.runs === 0
+        ? [
+            s.spec.id,
+            "",
+            `failed: ${s.error.slice(0, 80)}`,
+            "",
+            ...(lat ? ["", ""] : []),
+            "",
+            "",
+            "",
+          ]
+        : [
+            s.spec.id,
+            fmtBytes(s.wireBytes),
+            fmtCount(s.msgsPerSec),
+            fmt3(s.mbPerSec),
+            ...(lat ? [fmtNs(s.p50Ns), fmtNs(s.p99Ns)] : []),
+            cpu(s.clientCpuUsPerMsg),
+            cpu(s.serverCpuUsPerMsg),
+            ratioCell(s),
+          ],
+    ),
+    values: picked.map((s) => [
+      undefined,
+      s.wireBytes,
+      s.msgsPerSec,
+      s.mbPerSec,
+      ...(lat ? [s.p50Ns, s.p99Ns] : []),
+      s.clientCpuUsPerMsg,
+      s.serverCpuUsPerMsg,
+      s.ratio?.value,
+    ]),
   };
 }
 
 /** Spread over repeats: min–max of p50 and of msgs/s per case (only with --repeat > 1). */
 export function spreadTable(rows: readonly CaseSummary[]): Table {
+  const picked = rows.filter((s) => s.runs > 1);
   return {
     title: "Spread over repeated runs",
     note: "min – max over the repeats of each case (fresh processes each time); the tables above show medians.",
     headers: ["case", "mode", "runs", "p50 min – max", "msgs/s min – max"],
-    rows: rows
-      .filter((s) => s.runs > 1)
-      .map((s) => [
-        s.spec.id,
-        s.spec.mode,
-        String(s.runs),
-        s.p50Spread ? `${fmtNs(s.p50Spread[0])} – ${fmtNs(s.p50Spread[1])}` : "—",
-        `${fmtCount(s.msgsPerSecSpread[0])} – ${fmtCount(s.msgsPerSecSpread[1])}`,
-      ]),
+    rows: picked.map((s) => [
+      s.spec.id,
+      s.spec.mode,
+      String(s.runs),
+      s.p50Spread ? `${fmtNs(s.p50Spread[0])} – ${fmtNs(s.p50Spread[1])}` : "—",
+      `${fmtCount(s.msgsPerSecSpread[0])} – ${fmtCount(s.msgsPerSecSpread[1])}`,
+    ]),
+    values: picked.map((s) => [
+      undefined,
+      undefined,
+      s.runs,
+      s.p50Spread?.[0],
+      s.msgsPerSecSpread[0],
+    ]),
   };
 }
 

@@ -52,7 +52,7 @@ test("lists, sizes, durations and the filter are read", () => {
   assert.equal(o.full, true);
 });
 
-test("--json, --markdown and --svg take an optional value", () => {
+test("--json, --markdown, --svg and --html take an optional value", () => {
   const a = parseBenchArgs(["--json", "--markdown", "r.md", "--svg"]);
   assert.equal(a.json, "");
   assert.equal(a.markdown, "r.md");
@@ -60,6 +60,10 @@ test("--json, --markdown and --svg take an optional value", () => {
   const b = parseBenchArgs(["--json", "out.json"]);
   assert.equal(b.json, "out.json");
   assert.equal(b.markdown, undefined);
+  assert.equal(b.html, undefined);
+  assert.equal(parseBenchArgs(["--html"]).html, "");
+  assert.equal(parseBenchArgs(["--html", "--json"]).html, "");
+  assert.equal(parseBenchArgs(["--html", "r.html"]).html, "r.html");
 });
 
 test("--update-baseline implies --ci", () => {

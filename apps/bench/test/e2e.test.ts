@@ -40,10 +40,11 @@ function runCli(
   });
 }
 
-test("one real case end to end: server and client processes, table, JSON, Markdown, SVG", async () => {
+test("one real case end to end: server and client processes, table, JSON, Markdown, SVG, HTML", async () => {
   const json = join(work, "r.json");
   const md = join(work, "r.md");
   const svg = join(work, "svg");
+  const html = join(work, "r.html");
   const r = await runCli([
     "--filter",
     "^latency:bare-net-uds/bytes/64B$",
@@ -59,6 +60,8 @@ test("one real case end to end: server and client processes, table, JSON, Markdo
     md,
     "--svg",
     svg,
+    "--html",
+    html,
   ]);
   assert.equal(r.code, 0, r.stderr + r.stdout);
   assert.match(r.stdout, /^nearwire-bench {2}node v\d+/);
@@ -78,6 +81,7 @@ test("one real case end to end: server and client processes, table, JSON, Markdo
   assert.deepEqual(report.command.slice(0, 2), ["--filter", "^latency:bare-net-uds/bytes/64B$"]);
   assert.match(readFileSync(md, "utf8"), /bare-net-uds\/bytes\/64B/);
   assert.ok(readdirSync(svg).includes("latency.svg"));
+  assert.match(readFileSync(html, "utf8"), /<tr data-id="bare-net-uds\/bytes\/64B">/);
   assert.equal(existsSync(join(tmpdir(), `nwb-${r.pid}`)), false, "socket directory removed");
 });
 

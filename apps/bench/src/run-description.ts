@@ -1,0 +1,34 @@
+import { fmtBytes } from "./format.js";
+import type { BenchReport } from "./summary.js";
+
+/** What a run was measured on, as label → value rows (Markdown and HTML reports). */
+export function machineRows(report: BenchReport): [string, string][] {
+  const m = report.machine;
+  const s = report.settings;
+  return [
+    ["CPU", m.cpuModel],
+    ["cores", String(m.cores)],
+    ["memory", fmtBytes(m.totalMemBytes)],
+    ["kernel", `${m.platform} ${m.kernel} (${m.arch})`],
+    ["Node.js", `${m.node} (V8 ${m.v8})`],
+    ["pinning", s.pin ? "server on core 1, client on core 0 (taskset)" : "off"],
+    ["seed", String(s.seed)],
+  ];
+}
+
+/**
+ * How a run measured, as Markdown bullets (`**bold**` and `` `code` `` only), shared by the
+ * Markdown and the HTML report so both say the same thing.
+ */
+export function methodBullets(report: BenchReport): string[] {
+  const s = report.settings;
+  return [
+    `Each transport case runs its server and its client in two fresh Node processes${s.pin ? " pinned to different cores" : ""}, spawned by the bench for that case only (no shared JIT state between cases). Warm-up ${s.warmupMs} ms of the same traffic, then a ${s.durationMs} ms window; ${s.repeat} run(s) per case, interleaved over the matrix, and the tables show the median over runs.`,
+    "**Latency**: one call in flight, back to back; every call in the window is timed (`process.hrtime`) and recorded in an HDR histogram (3 significant digits, full histogram in the JSON). Nothing is dropped.",
+    "**Throughput**: 64 calls in flight; msgs/s = completed calls ÷ window (the window ends when the last call returns). **Streaming**: one-way, server → client, in repeated streams of a length calibrated during warm-up.",
+    "**CPU**: user + system time of each process over the window (`process.cpuUsage()` deltas) divided by messages; the server's window also spans two IPC turns around the client's.",
+    "**RPC rows** echo a decoded message through a nearwire service (encode + decode on both sides); `tick`/`request`/`metric` are the benchmark messages, sizes are a Chunk with that many data bytes. **Engine rows** (`memory`) run the same service over an in-memory transport in one process (the RPC engine without a kernel); their client CPU holds both sides. **Channel rows** (`*-channel/frame/…`) echo raw frames of application type 0x80. **Baselines** are hand-written in the bench: `bare-net-uds`/`bare-net-tcp` = `node:net` with a u32 BE length prefix (no CRC, no RPC), `bare-grpc-js` = `@grpc/grpc-js` unary with a bytes passthrough serializer over a Unix socket.",
+    "**Ratios** compare rows of this run only: memory → uds (same codec), uds → bare-net-uds, tcp → bare-net-tcp, grpc-uds → bare-grpc-js, shm-ring → uds (same codec), channel rows → bare-net-uds / uds-channel. Tick/request/metric rows compare to the 64 B bare row.",
+    "**Codecs**: tinybench in one process per codec; each sample is a batch of calls (≥ ~20 µs) and results are stored in a module-level sink so no call can be optimised away. FlatBuffers decode is lazy (fields are read in place when accessed), so its decode figure is the cost of getting the value, not of reading every field.",
+  ];
+}

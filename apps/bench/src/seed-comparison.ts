@@ -1,0 +1,188 @@
+import { fmtCount, fmtNs } from "./format.js";
+import { REFERENCE_FIGURES } from "./reference.js";
+import type { BenchReport, CaseSummary } from "./summary.js";
+import { median } from "./summary.js";
+import type { Table } from "./tables.js";
+
+/**
+ * "The seeds' comparison, reproduced": this run's figures laid out in the shape of the
+ * published Go tables (DESIGN.md, "Reference figures"), beside the published numbers. The
+ * published columns come from other hardware and another language: they sit next to the
+ * measured ones for orientation, and no ratio between the two is ever taken.
+ */
+export interface SeedComparison {
+  /** UDS vs gRPC over UDS vs a shared-memory ring: p50, p99, QPS with many calls in flight. */
+  ipc: Table;
+  /** The tuned SPSC ring: mean, p99, msgs/s, memory. */
+  spsc: Table;
+}
+
+/** Shared memory of one shm-ring connection with the package defaults (2 × 4 MiB rings + a 4 KiB header page); the bench does not change them. */
+export const SHM_SEGMENT_BYTES = 2 * 4 * 1024 * 1024 + 4096;
+
+/** The published payload of the IPC table, in bytes. */
+const PUBLISHED_PAYLOAD = 256;
+
+const IPC_GROUPS: readonly { ref: string; transports: readonly string[] }[] = [
+  { ref: "uds", transports: ["uds", "bare-net-uds"] },
+  { ref: "grpc-uds", transports: ["grpc-uds", "bare-grpc-js"] },
+  { ref: "shm-ring", transports: ["shm-ring-spin", "shm-ring-park", "shm-ring-adaptive"] },
+];
+
+const SPSC_ROWS: readonly string[] = [
+  "shm-ring-spin-channel",
+  "shm-ring-park-channel",
+  "shm-ring-adaptive-channel",
+  "shm-ring-spin",
+];
+
+const reference = (id: string) => REFERENCE_FIGURES.find((r) => r.id === id);
+
+/** Builds both tables from a report; rows that were not measured are left out. */
+export function seedComparison(report: BenchReport): SeedComparison {
+  const byKey = new Map(report.summaries.filter((s) => s.runs > 0).map((s) => [s.spec.key, s]));
+  const meanNs = meanByKey(report);
+  const codecOf = (transport: string): string =>
+    transport.startsWith("bare-")
+      ? "bytes"
+      : transport.endsWith("-channel")
+        ? "frame"
+        : [...byKey.values()].some((s) => s.spec.transport === transport && s.spec.codec === "raw")
+          ? "raw"
+          : "json";
+  const sizes = payloadsAround(report.summaries, PUBLISHED_PAYLOAD);
+
+  const ipcRows: string[][] = [];
+  const ipcValues: (number | undefined)[][] = [];
+  for (const group of IPC_GROUPS) {
+    const ref = reference(group.ref);
+    let first = true;
+    for (const transport of group.transports) {
+      for (const size of sizes) {
+        const id = `${transport}/${codecOf(transport)}/${size}`;
+        const lat = byKey.get(`latency:${id}`);
+        const thr = byKey.get(`throughput:${id}`);
+        if (lat === undefined && thr === undefined) continue;
+        ipcRows.push([
+          first ? (ref?.what ?? group.ref) : "",
+          first ? (ref?.p50 ?? "—") : "",
+          first ? (ref?.p99 ?? "—") : "",
+          first ? (ref?.rate ?? "—") : "",
+          id,
+          fmtNs(lat?.p50Ns),
+          fmtNs(lat?.p99Ns),
+          fmtCount(thr?.msgsPerSec),
+        ]);
+        ipcValues.push([
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          lat?.p50Ns,
+          lat?.p99Ns,
+          thr?.msgsPerSec,
+        ]);
+        first = false;
+      }
+    }
+  }
+
+  const spscRef = reference("spsc");
+  const spscRows: string[][] = [];
+  const spscValues: (number | undefined)[][] = [];
+  for (const transport of SPSC_ROWS) {
+    const id = `${transport}/${codecOf(transport)}/64B`;
+    const lat = byKey.get(`latency:${id}`);
+    const stream = byKey.get(`stream:${id}`);
+    if (lat === undefined && stream === undefined) continue;
+    const first = spscRows.length === 0;
+    const mean = meanNs.get(`latency:${id}`);
+    spscRows.push([
+      first ? (spscRef?.what ?? "SPSC ring") : "",
+      first ? (spscRef?.p50.replace(/\s*\(mean\)$/, "") ?? "—") : "",
+      first ? (spscRef?.p99 ?? "—") : "",
+      first ? (spscRef?.rate ?? "—") : "",
+      first ? "not quoted" : "",
+      id,
+      fmtNs(mean),
+      fmtNs(lat?.p99Ns),
+      fmtCount(stream?.msgsPerSec),
+      "8 MiB + 4 KiB",
+    ]);
+    spscValues.push([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      mean,
+      lat?.p99Ns,
+      stream?.msgsPerSec,
+      SHM_SEGMENT_BYTES,
+    ]);
+  }
+
+  const sizeText = sizes.length > 0 ? sizes.join(" and ") : "—";
+  return {
+    ipc: {
+      title: "UDS vs gRPC over UDS vs shared memory",
+      note: `Published: Go, 64-core server, ${PUBLISHED_PAYLOAD} B payloads. This run: Node.js on this machine, the raw codec (baselines: bytes) at ${sizeText}${sizes.includes(`${PUBLISHED_PAYLOAD}B`) ? "" : ` (the measured sizes around ${PUBLISHED_PAYLOAD} B; \`--sizes ${PUBLISHED_PAYLOAD}\` measures it exactly)`}; p50 and p99 with one call in flight, msgs/s with 64 in flight. Other hardware, another language: side by side for orientation, never as a ratio.`,
+      headers: [
+        "published (Go)",
+        "published p50",
+        "published p99",
+        "published QPS",
+        "this run: case",
+        "p50",
+        "p99",
+        "msgs/s ×64",
+      ],
+      rows: ipcRows,
+      values: ipcValues,
+    },
+    spsc: {
+      title: "SPSC shared-memory ring, 64 B messages",
+      note: `Published: a tuned Go SPSC ring, 64 B messages. This run: the shm-ring channel layer (the ring with frames, no RPC) and the spin RPC row at 64 B; mean and p99 of the round trip with one message in flight, msgs/s one way (streaming). Memory: the shared segment of one connection with the package's default rings (configured, not measured). Other hardware, another language: never compared as a ratio.`,
+      headers: [
+        "published (Go)",
+        "published mean",
+        "published p99",
+        "published msgs/s",
+        "published memory",
+        "this run: case",
+        "mean",
+        "p99",
+        "msgs/s (stream)",
+        "shared memory / connection",
+      ],
+      rows: spscRows,
+      values: spscValues,
+    },
+  };
+}
+
+/** Median over runs of each latency case's mean, ns (the summaries keep percentiles only). */
+function meanByKey(report: BenchReport): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of report.cases) {
+    const means = c.runs.flatMap((r) => (r.latency ? [r.latency.meanNs] : []));
+    if (means.length > 0) out.set(c.spec.key, median(means));
+  }
+  return out;
+}
+
+/**
+ * Size labels of the payload sweep to show for a published payload: that size if it was
+ * measured, else the nearest measured size below and above it.
+ */
+export function payloadsAround(rows: readonly CaseSummary[], bytes: number): string[] {
+  const sized = rows.filter((s) => s.spec.message === "chunk" && s.runs > 0);
+  const label = (b: number) => sized.find((s) => s.spec.payloadBytes === b)?.spec.payload;
+  const all = [...new Set(sized.map((s) => s.spec.payloadBytes))].sort((a, b) => a - b);
+  if (all.includes(bytes)) return [label(bytes) as string];
+  const below = all.filter((b) => b < bytes).pop();
+  const above = all.find((b) => b > bytes);
+  return [below, above].flatMap((b) => (b === undefined ? [] : [label(b) as string]));
+}
