@@ -34,14 +34,16 @@ class OutOfRoom extends Error {}
 /** Writes into `bytes` from `pos`; throws OutOfRoom when `bytes` is too small. */
 class RawWriter {
   bytes: Uint8Array = EMPTY;
+  /** A DataView over the whole ArrayBuffer of `bytes`, kept while the buffer stays the same. */
   view: DataView = new DataView(EMPTY.buffer);
+  /** `bytes.byteOffset`: view offsets are `base + pos`. */
+  base = 0;
   pos = 0;
 
   reset(bytes: Uint8Array, pos: number): void {
-    if (this.bytes !== bytes) {
-      this.bytes = bytes;
-      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    }
+    this.bytes = bytes;
+    if (this.view.buffer !== bytes.buffer) this.view = new DataView(bytes.buffer);
+    this.base = bytes.byteOffset;
     this.pos = pos;
   }
   room(n: number): void {
@@ -49,20 +51,20 @@ class RawWriter {
   }
   u32(v: number): void {
     this.room(4);
-    this.view.setUint32(this.pos, v, true);
+    this.view.setUint32(this.base + this.pos, v, true);
     this.pos += 4;
   }
   u64(v: number): void {
     if (!Number.isSafeInteger(v) || v < 0)
       throw encodeFailed(`u64 field ${v} is not an integer in [0, 2^53-1]`);
     this.room(8);
-    this.view.setUint32(this.pos, v >>> 0, true);
-    this.view.setUint32(this.pos + 4, Math.floor(v / TWO_POW_32), true);
+    this.view.setUint32(this.base + this.pos, v >>> 0, true);
+    this.view.setUint32(this.base + this.pos + 4, Math.floor(v / TWO_POW_32), true);
     this.pos += 8;
   }
   f64(v: number): void {
     this.room(8);
-    this.view.setFloat64(this.pos, v, true);
+    this.view.setFloat64(this.base + this.pos, v, true);
     this.pos += 8;
   }
   str(s: string): void {
@@ -81,12 +83,12 @@ class RawWriter {
       if (read !== n - i) throw new OutOfRoom();
       p += written;
     }
-    this.view.setUint32(this.pos, p - this.pos - 4, true);
+    this.view.setUint32(this.base + this.pos, p - this.pos - 4, true);
     this.pos = p;
   }
   bin(b: Uint8Array): void {
     this.room(4 + b.byteLength);
-    this.view.setUint32(this.pos, b.byteLength, true);
+    this.view.setUint32(this.base + this.pos, b.byteLength, true);
     this.bytes.set(b, this.pos + 4);
     this.pos += 4 + b.byteLength;
   }
@@ -94,11 +96,19 @@ class RawWriter {
 
 /** Reads `bytes` from 0; every read is bounds-checked and throws decode-failed. */
 class RawReader {
-  readonly view: DataView;
+  bytes: Uint8Array = EMPTY;
+  /** A DataView over the whole ArrayBuffer of `bytes`, kept while the buffer stays the same. */
+  view: DataView = new DataView(EMPTY.buffer);
+  /** `bytes.byteOffset`: view offsets are `base + pos`. */
+  base = 0;
   pos = 0;
 
-  constructor(readonly bytes: Uint8Array) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  reset(bytes: Uint8Array): this {
+    this.bytes = bytes;
+    if (this.view.buffer !== bytes.buffer) this.view = new DataView(bytes.buffer);
+    this.base = bytes.byteOffset;
+    this.pos = 0;
+    return this;
   }
   need(n: number): void {
     if (n > this.bytes.byteLength - this.pos)
@@ -106,21 +116,21 @@ class RawReader {
   }
   u32(): number {
     this.need(4);
-    const v = this.view.getUint32(this.pos, true);
+    const v = this.view.getUint32(this.base + this.pos, true);
     this.pos += 4;
     return v;
   }
   u64(): number {
     this.need(8);
-    const high = this.view.getUint32(this.pos + 4, true);
+    const high = this.view.getUint32(this.base + this.pos + 4, true);
     if (high > MAX_HIGH) throw decodeFailed(`u64 at ${this.pos} above 2^53-1`);
-    const v = high * TWO_POW_32 + this.view.getUint32(this.pos, true);
+    const v = high * TWO_POW_32 + this.view.getUint32(this.base + this.pos, true);
     this.pos += 8;
     return v;
   }
   f64(): number {
     this.need(8);
-    const v = this.view.getFloat64(this.pos, true);
+    const v = this.view.getFloat64(this.base + this.pos, true);
     this.pos += 8;
     return v;
   }
@@ -320,6 +330,8 @@ const chunk: Layout<Chunk> = {
 };
 
 const writer = new RawWriter();
+/** One reader, reset per decode (decoding never nests). */
+const reader = new RawReader();
 let scratch = new Uint8Array(4096);
 
 function messageCodec<T>(layout: Layout<T>): MessageCodec<T> {
@@ -357,12 +369,12 @@ function messageCodec<T>(layout: Layout<T>): MessageCodec<T> {
       } catch (cause) {
         if (cause instanceof OutOfRoom) return -1;
         throw cause instanceof NearwireError ? cause : encodeFailed(String(cause));
-      } finally {
-        writer.reset(EMPTY, 0);
       }
+      // The writer keeps its view of `dest` until the next call: encoding into the same send
+      // buffer or ring again then costs no new DataView.
     },
     decode(bytes) {
-      const r = new RawReader(bytes);
+      const r = reader.reset(bytes);
       const value = layout.read(r);
       r.end();
       return value;

@@ -289,7 +289,12 @@ export class ShmRingChannel implements Channel {
     let delivered: number;
     try {
       delivered = this.poll();
-      if (delivered === 0 && ++this.chaseHops >= CHASE_HOPS) {
+      // This side sent since the last hop: its own continuations are still producing (a
+      // stream, a burst of replies), so go on hopping between them instead of spinning.
+      if (this.sent) {
+        this.sent = false;
+        this.chaseHops = 0;
+      } else if (delivered === 0 && ++this.chaseHops >= CHASE_HOPS) {
         const end = performance.now() + CHASE_SPIN_MS;
         for (let i = 1; delivered === 0; i++) {
           delivered = this.poll();
