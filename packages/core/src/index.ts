@@ -4,6 +4,14 @@ export type { Codec, MessageCodec, MessageType } from "./codec.js";
 export { createCodec, messageType } from "./codec.js";
 export type { FrameTypeValue } from "./frame-type.js";
 export { FrameType } from "./frame-type.js";
+export type {
+  HealthCheckRequest,
+  HealthCheckResponse,
+  ServingStatusValue,
+} from "./health/health-codec.js";
+export { healthCodec, ServingStatus } from "./health/health-codec.js";
+export type { HealthService, HealthServiceOptions } from "./health/health-service.js";
+export { createHealthService, HealthDefinition } from "./health/health-service.js";
 export { jsonCodec } from "./json-codec.js";
 export { loadAddon } from "./load-addon.js";
 export type { MemoryTransportOptions } from "./memory/memory-transport.js";
@@ -13,8 +21,15 @@ export { NearwireError } from "./nearwire-error.js";
 /** Encoders and decoders of the RPC envelope (PROTOCOL.md §5), for tests and other clients. */
 export * as envelope from "./rpc/envelope.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";
-export { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM_BYTES, RpcServer } from "./rpc/rpc-server.js";
+export {
+  DEFAULT_MAX_CONCURRENT_CALLS,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  ENVELOPE_HEADROOM_BYTES,
+  RpcServer,
+} from "./rpc/rpc-server.js";
 export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";
+export type { ServerCloseAware } from "./server-close-hook.js";
+export { onServerClose, serverCloseHook } from "./server-close-hook.js";
 export type { MethodDefinition, MethodKind, ServiceDefinition } from "./service.js";
 export {
   bidiStreaming,
