@@ -13,14 +13,14 @@ import {
   encodeRequest,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
-  INITIAL_CREDIT,
   readCallId,
   readU32,
   STATUS_HEAD_BYTES,
 } from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
+import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
-import { CALL_FINISHED, OutboundCredit, returnCredit } from "./outbound-credit.js";
+import { CALL_FINISHED, OutboundCredit } from "./outbound-credit.js";
 
 /** Client-side state of one call. One shape for every kind, so the engine's code stays monomorphic. */
 class ClientCall {
@@ -32,8 +32,8 @@ class ClientCall {
   /** The last MESSAGE seen on a unary or client-streaming call (peers may send it apart from STATUS). */
   last: unknown = undefined;
   hasLast = false;
-  /** Response messages consumed and not yet granted back as CREDIT. */
-  consumed = 0;
+  /** Flow control of the streamed responses (server-streaming, bidi). */
+  inCredit: InboundCredit | undefined = undefined;
   credit: OutboundCredit | undefined = undefined;
   deadline: DeadlineTimer | undefined = undefined;
   signal: AbortSignal | undefined = undefined;
@@ -129,6 +129,7 @@ export class ClientSession {
 
   private bindInbound(call: ClientCall, inbound: InboundStream<unknown>): void {
     call.inbound = inbound;
+    call.inCredit = new InboundCredit();
     inbound.bind(
       () => this.consumed(call),
       () => this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
@@ -250,7 +251,8 @@ export class ClientSession {
   }
 
   private consumed(call: ClientCall): void {
-    call.consumed = returnCredit(this.writer, call.id, call.consumed + 1, call.done);
+    const grant = (call.inCredit as InboundCredit).onConsumed();
+    if (grant > 0 && !call.done) this.writer.credit(call.id, grant);
   }
 
   /** The caller gives up: fail locally and tell the server. */
@@ -349,7 +351,7 @@ export class ClientSession {
     }
     const inbound = call.inbound;
     if (inbound !== undefined) {
-      if (inbound.buffered >= INITIAL_CREDIT * 2) {
+      if (!(call.inCredit as InboundCredit).onReceived(bytes.byteLength)) {
         throw new NearwireError(Code.Internal, `call ${call.id}: server sent past its credit`, {
           reason: "protocol-violation",
         });

@@ -1,7 +1,6 @@
 import { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";
 import { INITIAL_CREDIT } from "./envelope.js";
-import type { EnvelopeWriter } from "./envelope-writer.js";
 
 /** What a sender waiting for credit is told when its call ended normally (one shared instance). */
 export const CALL_FINISHED = new NearwireError(Code.OK, "call finished");
@@ -50,20 +49,4 @@ export class OutboundCredit {
     this.failWaiter = undefined;
     f?.(error);
   }
-}
-
-/**
- * The receiving side of credit: called with the number of messages consumed since the last
- * grant; sends CREDIT for them once half the initial window is consumed (and the call is
- * still open) and returns what remains ungranted (0 after a grant).
- */
-export function returnCredit(
-  writer: EnvelopeWriter,
-  callId: number,
-  consumed: number,
-  ended: boolean,
-): number {
-  if (consumed < INITIAL_CREDIT / 2 || ended) return consumed;
-  writer.credit(callId, consumed);
-  return 0;
 }

@@ -1,8 +1,8 @@
-import type { Code } from "../code.js";
-import { NearwireError } from "../nearwire-error.js";
+import type { NearwireError } from "../nearwire-error.js";
 import type { HandlerContext, Metadata } from "../transport.js";
 import type { BoundMethod } from "./bound-method.js";
 import type { DeadlineTimer } from "./deadline-timer.js";
+import type { InboundCredit } from "./inbound-credit.js";
 import type { InboundStream } from "./inbound-stream.js";
 import type { OutboundCredit } from "./outbound-credit.js";
 
@@ -23,8 +23,8 @@ export class ServerCall implements HandlerContext {
   finished = false;
   deadlineTimer: DeadlineTimer | undefined = undefined;
   inbound: InboundStream<unknown> | undefined;
-  /** Request messages received and not yet granted back as CREDIT. */
-  consumed = 0;
+  /** Flow control of the streamed requests (client-streaming, bidi). */
+  inCredit: InboundCredit | undefined = undefined;
   /** Unary and server-streaming calls collect their one request here when it is not inline. */
   single: { value?: unknown; count: number } | undefined;
   /** Credit for the responses this call may send; made for streaming responses only. */
@@ -61,10 +61,12 @@ export class ServerCall implements HandlerContext {
     return this.trailerBag;
   }
 
-  /** Ends the call's life on the server: aborts the signal and fails pending waits. */
-  abort(code: Code, message: string): void {
+  /**
+   * Ends the call's life on the server: aborts the signal and fails pending waits with `err`.
+   * Tearing down many calls at once passes one shared error (no stack trace per call).
+   */
+  abort(err: NearwireError): void {
     if (this.abortReason !== undefined) return;
-    const err = new NearwireError(code, message);
     this.abortReason = err;
     this.deadlineTimer?.clear();
     this.controller?.abort(err);

@@ -13,7 +13,6 @@ import {
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
   FLAG_HAS_METADATA,
-  INITIAL_CREDIT,
   latin1OrUtf8,
   malformed,
   REQUEST_HEAD_BYTES,
@@ -23,15 +22,18 @@ import {
   view,
 } from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
+import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import type { MethodTable } from "./method-table.js";
-import { OutboundCredit, returnCredit } from "./outbound-credit.js";
+import { OutboundCredit } from "./outbound-credit.js";
 import { ServerCall } from "./server-call.js";
 
 /** What a session needs from its server. */
 export interface ServerSessionHost {
   readonly methods: MethodTable;
   readonly maxMessageBytes: number;
+  /** Calls one connection may hold open at once; a REQUEST beyond gets RESOURCE_EXHAUSTED. */
+  readonly maxConcurrentCalls: number;
   readonly draining: boolean;
   sessionClosed(session: ServerSession): void;
   callsChanged(): void;
@@ -49,6 +51,12 @@ export class ServerSession {
   readonly calls = new Map<number, ServerCall>();
   private readonly writer: EnvelopeWriter;
   private closed = false;
+  /** Reading is paused until the channel's send buffer drains below its high-water mark. */
+  private blocked = false;
+  private readonly unblock = (): void => {
+    this.blocked = false;
+    if (!this.closed) this.channel.resume();
+  };
 
   constructor(
     readonly channel: Channel,
@@ -63,7 +71,9 @@ export class ServerSession {
 
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
   async shutdown(code: Code, message: string): Promise<void> {
-    for (const call of [...this.calls.values()]) this.finish(call, code, message);
+    const shared = new NearwireError(code, message);
+    for (const call of [...this.calls.values()])
+      this.finish(call, code, message, undefined, shared);
     await this.channel.close();
   }
 
@@ -85,7 +95,7 @@ export class ServerSession {
           const call = this.calls.get(callId);
           if (call !== undefined) {
             call.finished = true;
-            this.drop(call, code, "cancelled by client");
+            this.drop(call, code, "cancelled by client", undefined);
           }
           return;
         }
@@ -127,6 +137,14 @@ export class ServerSession {
       else this.sendStatus(id, Code.Unimplemented, `method ${name} not found`);
       return;
     }
+    if (this.calls.size >= this.host.maxConcurrentCalls) {
+      this.sendStatus(
+        id,
+        Code.ResourceExhausted,
+        `${this.calls.size} calls open > maxConcurrentCalls ${this.host.maxConcurrentCalls}`,
+      );
+      return;
+    }
     const { bound } = method;
     const call = new ServerCall(id, bound, method.impl as never, metadata, timeoutMs);
     const ended = (flags & FLAG_END_STREAM) !== 0;
@@ -150,6 +168,7 @@ export class ServerSession {
     }
     this.register(call, timeoutMs);
     const inbound = new InboundStream<unknown>();
+    call.inCredit = new InboundCredit();
     inbound.bind(
       () => this.consumed(call),
       () => undefined,
@@ -192,7 +211,7 @@ export class ServerSession {
     }
     const inbound = call.inbound;
     if (inbound === undefined) return;
-    if (inbound.buffered >= INITIAL_CREDIT * 2) {
+    if (!(call.inCredit as InboundCredit).onReceived(bytes.byteLength)) {
       throw protocolError(`call ${id}: peer sent past its credit`);
     }
     const input = this.decodeRequestMessage(call, bytes);
@@ -237,7 +256,8 @@ export class ServerSession {
   }
 
   private consumed(call: ServerCall): void {
-    call.consumed = returnCredit(this.writer, call.id, call.consumed + 1, call.finished);
+    const grant = (call.inCredit as InboundCredit).onConsumed();
+    if (grant > 0 && !call.finished) this.writer.credit(call.id, grant);
   }
 
   /** Runs a handler that answers with one message (unary, client-streaming). */
@@ -284,7 +304,10 @@ export class ServerSession {
       const wait = credit.take();
       if (wait !== undefined) await wait;
       if (call.finished) return;
-      if (!this.writer.message(call.id, codec, value, "response")) await this.channel.drained();
+      if (!this.writer.message(call.id, codec, value, "response")) {
+        this.pushBack();
+        await this.channel.drained();
+      }
     }
   }
 
@@ -293,7 +316,7 @@ export class ServerSession {
     const trailers = call.trailersIfAny;
     try {
       if (trailers === undefined) {
-        this.writer.okStatus(call.id, call.bound.output, value);
+        if (!this.writer.okStatus(call.id, call.bound.output, value)) this.pushBack();
       } else {
         const bytes = encodeChecked(
           call.bound.output,
@@ -301,14 +324,15 @@ export class ServerSession {
           this.host.maxMessageBytes,
           "response",
         );
-        this.channel.send(FrameType.Status, encodeStatus(call.id, Code.OK, "", trailers, bytes));
+        const s = encodeStatus(call.id, Code.OK, "", trailers, bytes);
+        if (!this.channel.send(FrameType.Status, s)) this.pushBack();
       }
     } catch (err) {
       this.fail(call, err);
       return;
     }
     call.finished = true;
-    this.drop(call, Code.OK, "");
+    this.drop(call, Code.OK, "", undefined);
   }
 
   private fail(call: ServerCall, err: unknown): void {
@@ -318,18 +342,30 @@ export class ServerSession {
   }
 
   /** The one place a call ends on the server: sends its final STATUS (once) and forgets it. */
-  private finish(call: ServerCall, code: Code, message: string, trailers?: Metadata): void {
+  private finish(
+    call: ServerCall,
+    code: Code,
+    message: string,
+    trailers?: Metadata,
+    shared?: NearwireError,
+  ): void {
     if (!call.finished) {
       call.finished = true;
       let md = call.trailersIfAny;
       if (trailers !== undefined && Object.keys(trailers).length > 0) md = { ...md, ...trailers };
       this.sendStatus(call.id, code, message, md);
     }
-    this.drop(call, code, message);
+    this.drop(call, code, message, shared);
   }
 
-  private drop(call: ServerCall, code: Code, message: string): void {
-    if (code !== Code.OK) call.abort(code, message);
+  /** Forgets `call`; unless OK, aborts it with `shared` (or a new error of `code`/`message`). */
+  private drop(
+    call: ServerCall,
+    code: Code,
+    message: string,
+    shared: NearwireError | undefined,
+  ): void {
+    if (code !== Code.OK) call.abort(shared ?? new NearwireError(code, message));
     else call.deadlineTimer?.clear();
     if (this.calls.get(call.id) !== call) return;
     this.calls.delete(call.id);
@@ -340,7 +376,8 @@ export class ServerSession {
   private sendStatus(id: number, code: Code, message: string, trailers?: Metadata): void {
     if (this.channel.closed) return;
     try {
-      this.channel.send(FrameType.Status, encodeStatus(id, code, message, trailers, undefined));
+      const s = encodeStatus(id, code, message, trailers, undefined);
+      if (!this.channel.send(FrameType.Status, s)) this.pushBack();
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
       if (this.channel.closed) return;
@@ -351,13 +388,30 @@ export class ServerSession {
     }
   }
 
+  /**
+   * The channel's send buffer is above its high-water mark: stop reading requests until it
+   * drains, so that a peer that sends without reading its answers is pushed back by the
+   * transport (socket buffers, ring space) instead of growing this process's memory.
+   */
+  private pushBack(): void {
+    if (this.blocked || this.closed) return;
+    this.blocked = true;
+    this.channel.pause();
+    this.channel.drained().then(this.unblock, this.unblock);
+  }
+
+  /** Fails every call at once: one shared error (no stack trace per call), O(calls). */
   private onClose(error: NearwireError | undefined): void {
     if (this.closed) return;
     this.closed = true;
     const reason = error?.message ?? "connection closed";
-    for (const call of [...this.calls.values()]) {
-      call.finished = true;
-      this.drop(call, Code.Unavailable, `connection lost: ${reason}`);
+    if (this.calls.size > 0) {
+      const shared = new NearwireError(Code.Unavailable, `connection lost: ${reason}`);
+      for (const call of this.calls.values()) {
+        call.finished = true;
+        call.abort(shared);
+      }
+      this.calls.clear();
     }
     this.host.sessionClosed(this);
   }

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { INITIAL_CREDIT } from "../src/rpc/envelope.js";
+import { InboundCredit, MAX_WINDOW_MESSAGES } from "../src/rpc/inbound-credit.js";
+
+/** Receives and consumes `n` messages of `bytes` each, in lockstep; returns the grants sent. */
+function flow(credit: InboundCredit, n: number, bytes: number): number[] {
+  const grants: number[] = [];
+  for (let i = 0; i < n; i++) {
+    assert.ok(credit.onReceived(bytes));
+    const g = credit.onConsumed();
+    if (g > 0) grants.push(g);
+  }
+  return grants;
+}
+
+describe("InboundCredit (receive window, PROTOCOL.md §5.4)", () => {
+  it("small messages: the window grows to the cap by granting more than was consumed", () => {
+    const credit = new InboundCredit();
+    const grants = flow(credit, 2000, 64);
+    assert.equal(grants[0], 16 + (MAX_WINDOW_MESSAGES - INITIAL_CREDIT), "first grant widens");
+    assert.ok(
+      grants.slice(1).every((g) => g === MAX_WINDOW_MESSAGES / 2),
+      `${grants}`,
+    );
+  });
+
+  it("64 KiB messages: the window stays at the protocol's 32, credit every 16", () => {
+    const grants = flow(new InboundCredit(), 200, 64 * 1024);
+    assert.ok(
+      grants.every((g) => g === 16),
+      `${grants}`,
+    );
+  });
+
+  it("a peer more than 32 past its credit is refused; within the slack it is not", () => {
+    const credit = new InboundCredit();
+    for (let i = 0; i < INITIAL_CREDIT * 2; i++) assert.ok(credit.onReceived(64), `message ${i}`);
+    assert.equal(credit.onReceived(64), false);
+  });
+});
