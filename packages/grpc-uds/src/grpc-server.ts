@@ -6,6 +6,7 @@ import {
   type Server,
   type ServiceDefinition,
   type ServiceImpl,
+  serverCloseHook,
 } from "@nearwire/core";
 import { bindStreamListener, type StreamListener } from "@nearwire/socket";
 import { bindService } from "./server-handlers.js";
@@ -25,6 +26,7 @@ export class GrpcServer implements Server {
   readonly #addressOption: string;
   readonly #socketMode: number;
   readonly #onBound: (address: string) => void;
+  readonly #closeHooks: (() => void)[] = [];
   #listener: StreamListener | undefined;
   #state: "new" | "binding" | "listening" | "closed" = "new";
   #address = "";
@@ -71,6 +73,8 @@ export class GrpcServer implements Server {
         cause,
       });
     }
+    const hook = serverCloseHook(impl);
+    if (hook !== undefined) this.#closeHooks.push(hook);
     return this;
   }
 
@@ -103,7 +107,8 @@ export class GrpcServer implements Server {
   }
 
   /**
-   * Stops accepting and removes the socket file, then `tryShutdown` (GOAWAY; calls in flight may
+   * Calls the services' `onServerClose` hooks (the health service goes NOT_SERVING), stops
+   * accepting and removes the socket file, then `tryShutdown` (GOAWAY; calls in flight may
    * finish) for up to `graceMs` (default {@link DEFAULT_GRACE_MS}), then `forceShutdown`
    * (remaining calls are cancelled: their handlers' `ctx.signal` aborts).
    */
@@ -113,6 +118,7 @@ export class GrpcServer implements Server {
       return;
     }
     this.#state = "closed";
+    for (const hook of this.#closeHooks) hook();
     const graceMs = options?.graceMs ?? DEFAULT_GRACE_MS;
     const listenerClosed = (this.#listener as StreamListener).close();
     await new Promise<void>((resolve) => {
