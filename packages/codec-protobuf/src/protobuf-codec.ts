@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import type { Codec, MessageCodec, MessageType } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import type { Root } from "protobufjs";
@@ -218,8 +219,17 @@ export function createProtobufCodec(
     };
   }
 
+  const isRoot = typeof (root as Root).lookupType === "function";
+  let descriptors: Uint8Array[] | undefined;
   return {
     name: "protobuf",
+    // Only a reflection Root knows its schema; static classes do not.
+    ...(isRoot && {
+      fileDescriptorProtos(): readonly Uint8Array[] {
+        descriptors ??= rootDescriptors(root as Root);
+        return descriptors;
+      },
+    }),
     forType<T>(messageType: MessageType<T>): MessageCodec<T> {
       let codec = cache.get(messageType.name);
       if (codec === undefined) {
@@ -239,3 +249,20 @@ export function createProtobufCodec(
 }
 
 const EMPTY = new Uint8Array(0);
+
+interface DescriptorExt {
+  FileDescriptorProto: { encode(message: unknown): protobuf.Writer };
+}
+
+/**
+ * `root` as encoded FileDescriptorProtos, through protobufjs's `ext/descriptor` (loaded on
+ * first use: it pulls in the full protobufjs). protobufjs does not keep `.proto` file names: it
+ * makes one file per package, named after it (`nearwire_interop.proto` for `nearwire.interop`).
+ */
+function rootDescriptors(root: Root): Uint8Array[] {
+  const ext = createRequire(import.meta.url)("protobufjs/ext/descriptor") as DescriptorExt;
+  const set = (root as Root & { toDescriptor(syntax: string): { file: unknown[] } }).toDescriptor(
+    "proto3",
+  );
+  return set.file.map((file) => ext.FileDescriptorProto.encode(file).finish());
+}

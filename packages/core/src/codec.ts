@@ -51,6 +51,12 @@ export interface Codec {
   readonly name: string;
   /** The codec for one message type; throws NOT_FOUND if this codec does not know the type. */
   forType<T>(type: MessageType<T>): MessageCodec<T>;
+  /**
+   * Optional: the schema as encoded `google.protobuf.FileDescriptorProto`s (protobuf codecs
+   * built from a reflection root have it). gRPC server reflection lists and describes the
+   * services bound with such a codec; codecs without it are served but not described.
+   */
+  fileDescriptorProtos?(): readonly Uint8Array[];
 }
 
 /**
