@@ -1,0 +1,173 @@
+import { createHash, type Hash } from "node:crypto";
+import { type FileHandle, mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Code, NearwireError } from "@nearwire/core";
+import { hashFileRange } from "./hash-file-range.js";
+import { STAGING_DIR_NAME } from "./transfer-name.js";
+
+/** What the state file of a partial upload records (JSON, next to the `.part` file). */
+export interface PartialState {
+  name: string;
+  /** Declared size of the whole file, -1 when unknown. */
+  sizeBytes: number;
+  /** Bytes of the `.part` file that were fdatasync'ed before this state was written. */
+  confirmedBytes: number;
+}
+
+/** Paths of one name's partial upload inside the staging directory. */
+export interface PartialPaths {
+  readonly dir: string;
+  readonly part: string;
+  readonly state: string;
+}
+
+/** The staging paths of `name` under `realRoot` (file names are a hash of the name). */
+export function partialPaths(realRoot: string, name: string): PartialPaths {
+  const dir = join(realRoot, STAGING_DIR_NAME);
+  const key = createHash("sha256").update(name).digest("hex").slice(0, 40);
+  return { dir, part: join(dir, `${key}.part`), state: join(dir, `${key}.json`) };
+}
+
+/** Reads the state of a partial upload; undefined when there is none (or it is unreadable). */
+export async function readPartialState(paths: PartialPaths): Promise<PartialState | undefined> {
+  try {
+    const state = JSON.parse(await readFile(paths.state, "utf8")) as PartialState;
+    if (
+      typeof state.name !== "string" ||
+      !Number.isSafeInteger(state.confirmedBytes) ||
+      !Number.isSafeInteger(state.sizeBytes)
+    )
+      return undefined;
+    return state;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Options of {@link openPartialUpload}. */
+export interface OpenPartialUploadOptions {
+  paths: PartialPaths;
+  name: string;
+  /** Declared size, -1 when unknown. */
+  sizeBytes: number;
+  /** Where the client starts: 0 starts over, anything else must be the confirmed offset. */
+  offsetBytes: number;
+  /** fdatasync + state checkpoint after this many bytes written since the last one. */
+  syncEveryBytes: number;
+}
+
+/**
+ * An upload in progress: the `.part` file, its confirmed (durable) offset and the running
+ * SHA-256 of bytes `[0, writtenBytes)`.
+ */
+export interface PartialUpload {
+  readonly handle: FileHandle;
+  readonly paths: PartialPaths;
+  readonly hash: Hash;
+  /** Bytes written (in the page cache); never more than the client sent in good chunks. */
+  writtenBytes: number;
+  /** Bytes known durable: fdatasync'ed, then recorded in the state file. */
+  confirmedBytes: number;
+  /** Writes `data` at `writtenBytes`, checkpointing every `syncEveryBytes`. */
+  write(data: Uint8Array): Promise<void>;
+  /** fdatasync the part, then record `writtenBytes` as confirmed (temp file, fsync, rename). */
+  checkpoint(): Promise<void>;
+  /** Closes the file handle. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (or starts) the partial upload of a name. A resumed partial is truncated to its
+ * confirmed offset (bytes after it may not have reached the disk before a crash) and its
+ * SHA-256 is recomputed from the file. Starting at 0 discards any previous partial. A resume
+ * at another offset, or with another declared size, is FAILED_PRECONDITION.
+ */
+export async function openPartialUpload(options: OpenPartialUploadOptions): Promise<PartialUpload> {
+  const { paths, name, sizeBytes, offsetBytes, syncEveryBytes } = options;
+  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  let confirmed = 0;
+  if (offsetBytes !== 0) {
+    const state = await readPartialState(paths);
+    if (state === undefined || state.name !== name)
+      throw new NearwireError(
+        Code.FailedPrecondition,
+        `resume at ${offsetBytes} B but no partial upload of ${JSON.stringify(name)}: start at 0`,
+      );
+    if (state.confirmedBytes !== offsetBytes || state.sizeBytes !== sizeBytes)
+      throw new NearwireError(
+        Code.FailedPrecondition,
+        `resume at ${offsetBytes} B of ${sizeBytes} B but confirmed ${state.confirmedBytes} B of ${state.sizeBytes} B`,
+      );
+    confirmed = state.confirmedBytes;
+  }
+  const handle = await open(paths.part, offsetBytes === 0 ? "w" : "r+", 0o600);
+  try {
+    let hash = createHash("sha256");
+    if (confirmed > 0) {
+      const { size } = await handle.stat();
+      if (size < confirmed)
+        throw new NearwireError(
+          Code.FailedPrecondition,
+          `partial file ${size} B < confirmed ${confirmed} B: start at 0`,
+        );
+      await handle.truncate(confirmed);
+      hash = await hashFileRange(handle, 0, confirmed);
+    } else {
+      await writeState(paths, { name, sizeBytes, confirmedBytes: 0 });
+    }
+    let sinceSync = 0;
+    const upload: PartialUpload = {
+      handle,
+      paths,
+      hash,
+      writtenBytes: confirmed,
+      confirmedBytes: confirmed,
+      async write(data) {
+        let done = 0;
+        while (done < data.byteLength) {
+          const { bytesWritten } = await handle.write(
+            data,
+            done,
+            data.byteLength - done,
+            upload.writtenBytes + done,
+          );
+          done += bytesWritten;
+        }
+        upload.writtenBytes += data.byteLength;
+        sinceSync += data.byteLength;
+        if (sinceSync >= syncEveryBytes) await upload.checkpoint();
+      },
+      async checkpoint() {
+        const bytes = upload.writtenBytes;
+        if (bytes === upload.confirmedBytes) return;
+        await handle.datasync();
+        await writeState(paths, { name, sizeBytes, confirmedBytes: bytes });
+        upload.confirmedBytes = bytes;
+        sinceSync = upload.writtenBytes - bytes;
+      },
+      close: () => handle.close(),
+    };
+    return upload;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** Removes a partial upload's files (after a commit or a failed whole-file check). */
+export async function removePartial(paths: PartialPaths): Promise<void> {
+  await rm(paths.state, { force: true });
+  await rm(paths.part, { force: true });
+}
+
+async function writeState(paths: PartialPaths, state: PartialState): Promise<void> {
+  const tmp = `${paths.state}.tmp`;
+  const fh = await open(tmp, "w", 0o600);
+  try {
+    await fh.writeFile(JSON.stringify(state));
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await rename(tmp, paths.state);
+}

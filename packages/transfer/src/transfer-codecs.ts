@@ -1,0 +1,32 @@
+import { createMsgpackCodec } from "@nearwire/codec-msgpack";
+import { createProtobufCodec } from "@nearwire/codec-protobuf";
+import type { Codec } from "@nearwire/core";
+import { Code, jsonCodec, NearwireError } from "@nearwire/core";
+import protobuf from "protobufjs";
+
+/** Names of the codecs {@link transferCodec} makes. */
+export type TransferCodecName = "json" | "msgpack" | "protobuf";
+
+/** The protobuf schema of the transfer messages (`schema/transfer.proto`, shipped with the package). */
+export const TRANSFER_PROTO_URL: URL = new URL("../schema/transfer.proto", import.meta.url);
+
+/**
+ * A codec for the transfer service by name: `json` (core; bytes as base64, so chunks grow by a
+ * third), `msgpack`, or `protobuf` (reflection over schema/transfer.proto). Client and server
+ * must use the same one. Unknown names are INVALID_ARGUMENT.
+ */
+export function transferCodec(name: string): Codec {
+  switch (name) {
+    case "json":
+      return jsonCodec;
+    case "msgpack":
+      return createMsgpackCodec();
+    case "protobuf":
+      return createProtobufCodec(protobuf.loadSync(TRANSFER_PROTO_URL.pathname));
+    default:
+      throw new NearwireError(
+        Code.InvalidArgument,
+        `codec "${name}" is not one of json, msgpack, protobuf`,
+      );
+  }
+}

@@ -1,0 +1,313 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { mkdir, open, rename, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { HandlerContext, ServiceImpl } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
+import { crc32c } from "@nearwire/frame";
+import { fsyncDir } from "./fsync-dir.js";
+import { hashFileRange } from "./hash-file-range.js";
+import {
+  openPartialUpload,
+  type PartialUpload,
+  partialPaths,
+  readPartialState,
+  removePartial,
+} from "./partial-upload.js";
+import { decodedBytes, plainBytes } from "./plain-bytes.js";
+import { checkInsideRoot, checkName, namePath } from "./transfer-name.js";
+import type {
+  DownloadChunk,
+  DownloadRequest,
+  StatusReply,
+  TransferServiceDefinition,
+  UploadChunk,
+  UploadReply,
+} from "./transfer-service.js";
+
+/** Default bytes per chunk (uploads and downloads). */
+export const DEFAULT_CHUNK_BYTES = 64 * 1024;
+/** Default checkpoint interval of a partial upload (fdatasync + confirmed offset). */
+export const DEFAULT_SYNC_EVERY_BYTES = 8 * 1024 * 1024;
+/** Default largest chunk the server accepts (the RPC default message limit less headroom). */
+export const DEFAULT_MAX_CHUNK_BYTES = 4 * 1024 * 1024 - 64 * 1024;
+
+/** Options of {@link createTransferHandlers}. */
+export interface TransferHandlersOptions {
+  /** Directory served: every name resolves inside it. Must exist. */
+  root: string;
+  /**
+   * A partial upload is fdatasync'ed and its confirmed offset written after this many bytes
+   * (default 8 MiB), and whenever an upload call ends without committing. A server crash loses
+   * at most this much progress; a client crash loses none.
+   */
+  syncEveryBytes?: number;
+  /** Largest file accepted (default 2^53 − 1); beyond it RESOURCE_EXHAUSTED. */
+  maxFileBytes?: number;
+  /** Largest chunk accepted (default 4 MiB − 64 KiB); beyond it RESOURCE_EXHAUSTED. */
+  maxChunkBytes?: number;
+  /** Download chunk size when the client asks for 0 (default 64 KiB). */
+  downloadChunkBytes?: number;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * The handlers of {@link TransferService} over a root directory: serve them with
+ * `server.addService(TransferService, createTransferHandlers({ root }), { codec })`.
+ *
+ * Uploads are written to `root/.nearwire-transfer/<hash>.part`, checked chunk by chunk
+ * (CRC-32C) and as a whole (SHA-256), then fsync'ed and renamed under the final name; one upload
+ * per name at a time (another gets ABORTED).
+ */
+export function createTransferHandlers(
+  options: TransferHandlersOptions,
+): ServiceImpl<TransferServiceDefinition> {
+  let realRoot: string;
+  try {
+    realRoot = realpathSync(options.root);
+  } catch (err) {
+    throw NearwireError.from(err, Code.NotFound);
+  }
+  const syncEveryBytes = options.syncEveryBytes ?? DEFAULT_SYNC_EVERY_BYTES;
+  const maxFileBytes = options.maxFileBytes ?? Number.MAX_SAFE_INTEGER;
+  const maxChunkBytes = options.maxChunkBytes ?? DEFAULT_MAX_CHUNK_BYTES;
+  const downloadChunkBytes = options.downloadChunkBytes ?? DEFAULT_CHUNK_BYTES;
+  const active = new Set<string>();
+
+  async function status({ name: raw }: { name: string }): Promise<StatusReply> {
+    const name = checkName(raw);
+    const path = namePath(realRoot, name);
+    await checkInsideRoot(realRoot, path);
+    let sizeBytes = -1;
+    try {
+      const st = await stat(path);
+      if (st.isFile()) sizeBytes = st.size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw NearwireError.from(err);
+    }
+    const state = await readPartialState(partialPaths(realRoot, name));
+    const partial = state !== undefined && state.name === name ? state : undefined;
+    return {
+      committed: sizeBytes >= 0,
+      sizeBytes,
+      partialBytes: partial?.confirmedBytes ?? -1,
+      partialSizeBytes: partial?.sizeBytes ?? -1,
+      active: active.has(name),
+    };
+  }
+
+  async function upload(requests: AsyncIterable<UploadChunk>): Promise<UploadReply> {
+    const it = requests[Symbol.asyncIterator]();
+    const first = await it.next();
+    if (first.done === true)
+      throw new NearwireError(Code.InvalidArgument, "upload stream had no message");
+    let msg = first.value;
+    const name = checkName(msg.name);
+    const declared = msg.sizeBytes;
+    if (!Number.isSafeInteger(declared) || declared < -1)
+      throw new NearwireError(Code.InvalidArgument, `sizeBytes ${declared} is not -1 or a size`);
+    if (declared > maxFileBytes)
+      throw new NearwireError(
+        Code.ResourceExhausted,
+        `file ${declared} B > maxFileBytes ${maxFileBytes}`,
+      );
+    const finalPath = namePath(realRoot, name);
+    await checkInsideRoot(realRoot, finalPath);
+    if (active.has(name))
+      throw new NearwireError(Code.Aborted, `an upload of ${JSON.stringify(name)} is in progress`);
+    active.add(name);
+    const paths = partialPaths(realRoot, name);
+    let partial: PartialUpload | undefined;
+    let pending: Promise<void> | undefined;
+    let committed = false;
+    try {
+      partial = await openPartialUpload({
+        paths,
+        name,
+        sizeBytes: declared,
+        offsetBytes: msg.offsetBytes,
+        syncEveryBytes,
+      });
+      let expected = partial.writtenBytes;
+      for (;;) {
+        const data = decodedBytes(msg.data);
+        if (msg.offsetBytes !== expected)
+          throw new NearwireError(
+            Code.InvalidArgument,
+            `chunk at ${msg.offsetBytes} B, expected ${expected} B`,
+          );
+        if (data.byteLength > maxChunkBytes)
+          throw new NearwireError(
+            Code.ResourceExhausted,
+            `chunk ${data.byteLength} B > maxChunkBytes ${maxChunkBytes}`,
+          );
+        if (crc32c(data) !== msg.crc32c >>> 0)
+          throw new NearwireError(
+            Code.DataLoss,
+            `chunk at ${expected} B: CRC-32C ${crc32c(data)} != ${msg.crc32c >>> 0}`,
+            { reason: "crc-mismatch" },
+          );
+        const end = expected + data.byteLength;
+        if (end > maxFileBytes)
+          throw new NearwireError(
+            Code.ResourceExhausted,
+            `file ${end} B > maxFileBytes ${maxFileBytes}`,
+          );
+        if (declared >= 0 && end > declared)
+          throw new NearwireError(Code.InvalidArgument, `file ${end} B > declared ${declared} B`);
+        partial.hash.update(data);
+        await pending;
+        pending = partial.write(data);
+        expected = end;
+        if (msg.last) {
+          await pending;
+          pending = undefined;
+          const reply = await commit(partial, finalPath, declared, decodedBytes(msg.sha256));
+          committed = true;
+          return reply;
+        }
+        const next = await it.next();
+        if (next.done === true) break;
+        msg = next.value;
+      }
+      await pending;
+      pending = undefined;
+      await partial.checkpoint();
+      return { committed: false, sizeBytes: partial.confirmedBytes, sha256: EMPTY };
+    } catch (err) {
+      // Disk full (ENOSPC) becomes RESOURCE_EXHAUSTED; the partial is kept for a resume.
+      throw NearwireError.from(err, Code.Internal);
+    } finally {
+      if (pending !== undefined) await pending.catch(() => {});
+      if (partial !== undefined) {
+        if (!committed) await partial.checkpoint().catch(() => {});
+        await partial.close().catch(() => {});
+      }
+      active.delete(name);
+    }
+  }
+
+  async function commit(
+    partial: PartialUpload,
+    finalPath: string,
+    declared: number,
+    sha256: Uint8Array,
+  ): Promise<UploadReply> {
+    const size = partial.writtenBytes;
+    if (declared >= 0 && size !== declared)
+      throw new NearwireError(
+        Code.InvalidArgument,
+        `file ended at ${size} B, declared ${declared} B`,
+      );
+    const digest = partial.hash.digest();
+    if (sha256.byteLength !== 32 || !timingSafeEqual(digest, sha256)) {
+      // Which chunk is bad cannot be told: the next upload starts over.
+      await partial.close().catch(() => {});
+      await removePartial(partial.paths);
+      partial.writtenBytes = partial.confirmedBytes; // nothing to checkpoint
+      throw new NearwireError(Code.DataLoss, `SHA-256 of ${size} B does not match the client's`);
+    }
+    await partial.handle.sync();
+    await partial.handle.close();
+    partial.confirmedBytes = size;
+    await mkdir(dirname(finalPath), { recursive: true });
+    await checkInsideRoot(realRoot, finalPath);
+    await rename(partial.paths.part, finalPath);
+    await fsyncDir(dirname(finalPath));
+    await removePartial(partial.paths);
+    return { committed: true, sizeBytes: size, sha256: plainBytes(digest) };
+  }
+
+  async function* download(
+    req: DownloadRequest,
+    ctx: HandlerContext,
+  ): AsyncIterable<DownloadChunk> {
+    const name = checkName(req.name);
+    const path = namePath(realRoot, name);
+    await checkInsideRoot(realRoot, path);
+    const chunkBytes = req.chunkBytes > 0 ? req.chunkBytes : downloadChunkBytes;
+    if (chunkBytes > maxChunkBytes)
+      throw new NearwireError(
+        Code.InvalidArgument,
+        `chunkBytes ${chunkBytes} > maxChunkBytes ${maxChunkBytes}`,
+      );
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(path, "r");
+    } catch (err) {
+      const errno = (err as NodeJS.ErrnoException).code;
+      if (errno === "ENOENT")
+        throw new NearwireError(Code.NotFound, `${JSON.stringify(name)} not found`);
+      if (errno === "EISDIR")
+        throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is a directory`);
+      throw NearwireError.from(err);
+    }
+    let next: Promise<Uint8Array> | undefined;
+    try {
+      const st = await handle.stat();
+      if (!st.isFile())
+        throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is not a file`);
+      const size = st.size;
+      let offset = req.offsetBytes;
+      let hash = createHash("sha256");
+      if (offset > 0) {
+        const prefix = decodedBytes(req.prefixSha256);
+        if (offset <= size) hash = await hashFileRange(handle, 0, offset);
+        const ok =
+          offset <= size &&
+          prefix.byteLength === 32 &&
+          timingSafeEqual(hash.copy().digest(), prefix);
+        if (!ok) {
+          offset = 0;
+          hash = createHash("sha256");
+        }
+      }
+      // One read ahead: the next chunk is read from disk while this one is sent.
+      const read = (pos: number) => readChunk(handle, pos, Math.min(chunkBytes, size - pos));
+      next = read(offset);
+      do {
+        const data = await next;
+        const end = offset + data.byteLength;
+        if (data.byteLength === 0 && end < size)
+          throw new NearwireError(Code.Aborted, `${JSON.stringify(name)} shrank while it was read`);
+        const last = end >= size;
+        if (!last) next = read(end);
+        hash.update(data);
+        ctx.signal.throwIfAborted();
+        yield {
+          offsetBytes: offset,
+          data,
+          crc32c: crc32c(data),
+          sizeBytes: size,
+          last,
+          sha256: last ? plainBytes(hash.digest()) : EMPTY,
+        };
+        offset = end;
+        if (last) return;
+      } while (true);
+    } catch (err) {
+      throw NearwireError.from(err, Code.Internal);
+    } finally {
+      await next?.catch(() => {});
+      await handle.close().catch(() => {});
+    }
+  }
+
+  return { status, upload, download };
+}
+
+async function readChunk(
+  handle: Awaited<ReturnType<typeof open>>,
+  pos: number,
+  bytes: number,
+): Promise<Uint8Array> {
+  const buf = Buffer.allocUnsafe(Math.max(bytes, 0));
+  let got = 0;
+  while (got < bytes) {
+    const { bytesRead } = await handle.read(buf, got, bytes - got, pos + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return new Uint8Array(buf.buffer, buf.byteOffset, got);
+}

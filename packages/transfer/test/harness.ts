@@ -1,0 +1,81 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Client, Codec } from "@nearwire/core";
+import { createMemoryTransport } from "@nearwire/core";
+import {
+  createTransferClient,
+  createTransferHandlers,
+  type TransferClient,
+  type TransferHandlersOptions,
+  TransferService,
+  type TransferServiceDefinition,
+} from "../src/index.js";
+
+/** A temporary directory removed by `cleanup()`. */
+export function tmpDir(prefix = "nwt-"): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes `bytes` random bytes to `path` and returns their SHA-256 (hex). */
+export function randomFile(path: string, bytes: number): string {
+  const data = randomBytes(bytes);
+  writeFileSync(path, data);
+  return sha256(data);
+}
+
+/** SHA-256 (hex) of bytes or of a file's contents. */
+export function sha256(dataOrPath: Uint8Array | string): string {
+  const data = typeof dataOrPath === "string" ? readFileSync(dataOrPath) : dataOrPath;
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** A server root, a local dir and a client over the memory transport; `close()` removes all. */
+export interface MemoryRig {
+  root: string;
+  local: string;
+  client: TransferClient;
+  /** The raw RPC client of the service (no client-side checks). */
+  raw: Client<TransferServiceDefinition>;
+  close(): Promise<void>;
+}
+
+/** Starts the transfer service over `createMemoryTransport()` with `codec`. */
+export async function memoryRig(
+  codec: Codec,
+  options: Partial<TransferHandlersOptions> = {},
+): Promise<MemoryRig> {
+  const tmp = tmpDir();
+  const root = join(tmp.dir, "root");
+  const local = join(tmp.dir, "local");
+  mkdirSync(root);
+  mkdirSync(local);
+  const transport = createMemoryTransport();
+  const server = transport.createServer();
+  server.addService(TransferService, createTransferHandlers({ root, ...options }), { codec });
+  await server.listen();
+  const connection = await transport.connect();
+  return {
+    root,
+    local,
+    client: createTransferClient({ connection, codec }),
+    raw: connection.client(TransferService, { codec }),
+    async close() {
+      await connection.close();
+      await server.close({ graceMs: 100 });
+      tmp.cleanup();
+    },
+  };
+}
+
+/** Polls status until no upload of `name` is active (the server has seen the call end). */
+export async function waitIdle(rig: { client: TransferClient }, name: string) {
+  for (let i = 0; i < 200; i++) {
+    const st = await rig.client.status(name);
+    if (!st.active) return st;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`upload of ${name} still active`);
+}
