@@ -10,6 +10,7 @@ import {
 } from "@nearwire/core";
 import { bindStreamListener, type StreamListener } from "@nearwire/socket";
 import { bindService } from "./server-handlers.js";
+import { addServerReflection, type ReflectedService } from "./server-reflection.js";
 
 /** Default grace period of {@link GrpcServer.close}, in ms. */
 export const DEFAULT_GRACE_MS = 5000;
@@ -27,6 +28,8 @@ export class GrpcServer implements Server {
   readonly #socketMode: number;
   readonly #onBound: (address: string) => void;
   readonly #closeHooks: (() => void)[] = [];
+  #reflection: boolean;
+  readonly #services: ReflectedService[] = [];
   #listener: StreamListener | undefined;
   #state: "new" | "binding" | "listening" | "closed" = "new";
   #address = "";
@@ -36,7 +39,9 @@ export class GrpcServer implements Server {
     socketMode: number,
     options: ChannelOptions,
     onBound: (address: string) => void,
+    reflection = false,
   ) {
+    this.#reflection = reflection;
     this.#addressOption = address;
     this.#socketMode = socketMode;
     this.#onBound = onBound;
@@ -73,6 +78,7 @@ export class GrpcServer implements Server {
         cause,
       });
     }
+    this.#services.push({ typeName: service.typeName, codec: options.codec });
     const hook = serverCloseHook(impl);
     if (hook !== undefined) this.#closeHooks.push(hook);
     return this;
@@ -82,6 +88,10 @@ export class GrpcServer implements Server {
     if (this.#state !== "new")
       throw new NearwireError(Code.FailedPrecondition, "listen() called twice");
     this.#state = "binding";
+    if (this.#reflection) {
+      addServerReflection(this.#grpc, this.#services);
+      this.#reflection = false;
+    }
     const injector = this.#grpc.createConnectionInjector(ServerCredentials.createInsecure());
     let listener: StreamListener;
     try {

@@ -34,6 +34,13 @@ export interface GrpcTransportOptions {
    * they override the ones this transport sets.
    */
   grpcOptions?: ChannelOptions;
+  /**
+   * Serve gRPC server reflection (`grpc.reflection.v1` and `v1alpha` `ServerReflection`, through
+   * `@grpc/reflection`) for the services whose codec has `fileDescriptorProtos()` (the protobuf
+   * codec built from a reflection root), so `grpcurl -plaintext -unix` can list and describe
+   * them. Default false.
+   */
+  reflection?: boolean;
 }
 
 /** Default of {@link GrpcTransportOptions.maxMessageBytes}: 4 MiB. */
@@ -67,9 +74,15 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
     name: "grpc-uds",
     createServer(): Server {
       return guardListen(
-        new GrpcServer(options.address, socketMode, serverOptions, (address) => {
-          lastBound = address;
-        }),
+        new GrpcServer(
+          options.address,
+          socketMode,
+          serverOptions,
+          (address) => {
+            lastBound = address;
+          },
+          options.reflection === true,
+        ),
       );
     },
     async connect(): Promise<ClientConnection> {
