@@ -273,6 +273,7 @@ async function downloadToPath(
       hash.update(data);
       await pending;
       pending = writeAll(fh, data, pos);
+      pending.catch(() => {}); // awaited before the next write; not unhandled meanwhile
       pos += data.byteLength;
       opts.onProgress?.({ name, transferredBytes: pos, totalBytes: c.sizeBytes, resumedFromBytes });
       if (c.last) {

@@ -159,6 +159,9 @@ export function createTransferHandlers(
         partial.hash.update(data);
         await pending;
         pending = partial.write(data);
+        // Observed now, awaited before the next write: a failure (ENOSPC) while the next
+        // message is awaited must not be an unhandled rejection.
+        pending.catch(() => {});
         expected = end;
         if (msg.last) {
           await pending;
@@ -264,7 +267,11 @@ export function createTransferHandlers(
         }
       }
       // One read ahead: the next chunk is read from disk while this one is sent.
-      const read = (pos: number) => readChunk(handle, pos, Math.min(chunkBytes, size - pos));
+      const read = (pos: number) => {
+        const p = readChunk(handle, pos, Math.min(chunkBytes, size - pos));
+        p.catch(() => {}); // awaited later; a failure meanwhile is not unhandled
+        return p;
+      };
       next = read(offset);
       do {
         const data = await next;
