@@ -10,7 +10,8 @@ import {
 } from "./endpoint.js";
 
 /**
- * Baseline: bare `@grpc/grpc-js` over a Unix socket with a bytes passthrough serializer, as a
+ * Baseline: bare `@grpc/grpc-js` over a Unix socket (`bare-grpc-js`) or TCP loopback
+ * (`bare-grpc-js-tcp`, address `tcp:127.0.0.1:port`) with a bytes passthrough serializer, as a
  * user would write it without nearwire. `Echo` is unary; `Stream` answers an 8-byte request
  * (u32 count, u32 size) with `count` messages of `size` bytes.
  */
@@ -44,7 +45,12 @@ const definition: grpc.ServiceDefinition = {
   },
 };
 
-/** Starts a bare grpc-js server on `address` (a socket path). */
+/** grpc-js's target for a bench address: `tcp:host:port` → `host:port`, a path → `unix:path`. */
+function grpcTarget(address: string): string {
+  return address.startsWith("tcp:") ? address.slice(4) : `unix:${address}`;
+}
+
+/** Starts a bare grpc-js server on `address` (a socket path or `tcp:127.0.0.1:0`). */
 export async function startBareGrpcServer(address: string): Promise<BenchServer> {
   const server = new grpc.Server(LIMITS);
   server.addService(definition, {
@@ -59,13 +65,13 @@ export async function startBareGrpcServer(address: string): Promise<BenchServer>
       call.end();
     },
   });
-  await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`unix:${address}`, grpc.ServerCredentials.createInsecure(), (err, port) =>
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(grpcTarget(address), grpc.ServerCredentials.createInsecure(), (err, port) =>
       err ? reject(err) : resolve(port),
     ),
   );
   return {
-    address,
+    address: address.startsWith("tcp:") ? address.replace(/:\d+$/, `:${port}`) : address,
     close: () =>
       new Promise<void>((resolve) => {
         server.forceShutdown();
@@ -80,7 +86,7 @@ export async function connectBareGrpc(
   address: string,
   seed: number,
 ): Promise<BenchClient> {
-  const client = new grpc.Client(`unix:${address}`, grpc.credentials.createInsecure(), LIMITS);
+  const client = new grpc.Client(grpcTarget(address), grpc.credentials.createInsecure(), LIMITS);
   await new Promise<void>((resolve, reject) =>
     client.waitForReady(Date.now() + 10_000, (err) => (err ? reject(err) : resolve())),
   );

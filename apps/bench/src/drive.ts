@@ -1,5 +1,6 @@
 import type { CaseSpec } from "./case-spec.js";
 import type { BenchClient } from "./endpoint.js";
+import { startHeapAccounting } from "./heap-per-call.js";
 import { SampleRecorder } from "./latency.js";
 import type { CpuTime, RunResult } from "./run-result.js";
 
@@ -123,6 +124,7 @@ export async function measure(
   durationMs: number,
   warm: WarmState,
 ): Promise<Omit<RunResult, "server" | "serverCpuUsPerMsg">> {
+  const heap = startHeapAccounting();
   const cpu0 = process.cpuUsage();
   const t0 = now();
   const end = t0 + durationMs * 1e6;
@@ -141,6 +143,7 @@ export async function measure(
   }
   const elapsedNs = now() - t0;
   const clientCpu = cpuDelta(cpu0);
+  const heapBytes = heap.stop();
   const msgsPerSec = count / (elapsedNs / 1e9);
   const result: Omit<RunResult, "server" | "serverCpuUsPerMsg"> = {
     count,
@@ -150,6 +153,7 @@ export async function measure(
     wireBytes: client.wireBytes,
     client: clientCpu,
     clientCpuUsPerMsg: (clientCpu.userUs + clientCpu.systemUs) / count,
+    clientHeapBytesPerMsg: heapBytes / count,
     warmup: { ns: warm.warmupNs, calls: warm.warmupCalls, steady: warm.steady },
   };
   if (rec) result.latency = rec.summary();

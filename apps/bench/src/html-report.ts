@@ -275,7 +275,7 @@ export function renderHtml(report: BenchReport): string {
     '<h2 id="machine">Machine and method</h2>',
     '<dl class="machine">',
     ...machineRows(report).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`),
-    `<dt>transports</dt><dd>${escapeHtml(report.found.transports.map((t) => t.id).join(", ") || "none")} + baselines bare-net-uds, bare-net-tcp, bare-grpc-js</dd>`,
+    `<dt>transports</dt><dd>${escapeHtml(report.found.transports.map((t) => t.id).join(", ") || "none")} + baselines bare-net-uds, bare-net-tcp, bare-grpc-js, bare-grpc-js-tcp</dd>`,
     `<dt>codecs</dt><dd>${escapeHtml(report.found.codecs.join(", "))}</dd>`,
     "</dl>",
     '<ul class="method">',

@@ -37,7 +37,7 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
   out.push(
     "## What ran",
     "",
-    `Transports: ${report.found.transports.map((t) => `\`${t.id}\``).join(", ") || "none"} + baselines \`bare-net-uds\`, \`bare-net-tcp\`, \`bare-grpc-js\`. Codecs: ${report.found.codecs.map((c) => `\`${c}\``).join(", ")}.`,
+    `Transports: ${report.found.transports.map((t) => `\`${t.id}\``).join(", ") || "none"} + baselines \`bare-net-uds\`, \`bare-net-tcp\`, \`bare-grpc-js\`, \`bare-grpc-js-tcp\`. Codecs: ${report.found.codecs.map((c) => `\`${c}\``).join(", ")}.`,
     "",
   );
   if (missing.length > 0) {

@@ -112,7 +112,7 @@ export type PackageName =
 export function packageOf(transport: string): PackageName | undefined {
   if (transport.startsWith("bare-") || transport === "memory") return undefined;
   if (transport.startsWith("shm-ring")) return "@nearwire/shm-ring";
-  if (transport.startsWith("grpc-uds")) return "@nearwire/grpc-uds";
+  if (transport.startsWith("grpc-")) return "@nearwire/grpc-uds";
   return "@nearwire/uds";
 }
 
@@ -199,6 +199,14 @@ export async function loadPlugins(only?: readonly PackageName[]): Promise<Plugin
       layer: "rpc",
       addressKind: "path",
       baseline: "bare-grpc-js",
+      transport: (address) => createGrpcTransport({ address }),
+    });
+    // The same service over TCP loopback (the seed compares gRPC over UDS and over TCP).
+    transports.push({
+      id: "grpc-tcp",
+      layer: "rpc",
+      addressKind: "tcp",
+      baseline: "bare-grpc-js-tcp",
       transport: (address) => createGrpcTransport({ address }),
     });
   } else if (grpc)

@@ -25,6 +25,11 @@ export interface RunResult {
   clientCpuUsPerMsg: number;
   /** Server CPU (user+system) per message, µs; its window spans the client's plus IPC turns. */
   serverCpuUsPerMsg: number;
+  /**
+   * Bytes the client process allocated on the V8 JS heap per message over the window (GC
+   * accounting, see `heap-per-call.ts`; ArrayBuffer backing stores not included).
+   */
+  clientHeapBytesPerMsg?: number;
   /** The warm-up before the window: wall time (ns), calls, and whether it ended steady. */
   warmup?: { ns: number; calls: number; steady: boolean };
 }

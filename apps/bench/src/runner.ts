@@ -166,7 +166,7 @@ export class Orchestrator {
   }
 
   #address(spec: CaseSpec): string {
-    const isTcp = spec.transport === "tcp" || spec.transport === "bare-net-tcp";
+    const isTcp = /^(tcp|bare-net-tcp|grpc-tcp|bare-grpc-js-tcp)$/.test(spec.transport);
     return isTcp ? "tcp:127.0.0.1:0" : join(this.dir, `${++this.#n}.sock`);
   }
 

@@ -25,7 +25,7 @@ const PUBLISHED_PAYLOAD = 256;
 
 const IPC_GROUPS: readonly { ref: string; transports: readonly string[] }[] = [
   { ref: "uds", transports: ["uds", "bare-net-uds"] },
-  { ref: "grpc-uds", transports: ["grpc-uds", "bare-grpc-js"] },
+  { ref: "grpc-uds", transports: ["grpc-uds", "bare-grpc-js", "grpc-tcp", "bare-grpc-js-tcp"] },
   { ref: "shm-ring", transports: ["shm-ring-spin", "shm-ring-park", "shm-ring-adaptive"] },
 ];
 

@@ -39,6 +39,8 @@ export interface CaseSummary {
   mbPerSec: number;
   clientCpuUsPerMsg: number;
   serverCpuUsPerMsg: number;
+  /** V8 JS heap bytes the client allocated per message (median over runs), when measured. */
+  clientHeapBytesPerMsg?: number;
   /** Min/max over runs of p50 (ns) and of msgs/s (only meaningful with repeats). */
   p50Spread?: [number, number];
   msgsPerSecSpread: [number, number];
@@ -66,6 +68,10 @@ export function summarise(results: readonly CaseResult[], input: MatrixInput): C
         runs.length > 0 ? spread(runs.map((x) => x.msgsPerSec)) : [Number.NaN, Number.NaN],
     };
     if (r.error !== undefined) s.error = r.error;
+    const heap = runs.flatMap((x) =>
+      x.clientHeapBytesPerMsg === undefined ? [] : [x.clientHeapBytesPerMsg],
+    );
+    if (heap.length > 0) s.clientHeapBytesPerMsg = median(heap);
     if (lat.length > 0) {
       s.p50Ns = median(lat.map((l) => l.p50Ns));
       s.p90Ns = median(lat.map((l) => l.p90Ns));

@@ -64,12 +64,17 @@ export function codecTable(results: readonly CodecResult[]): Table {
   };
 }
 
+/** V8 JS heap bytes allocated per message by the client (see heap-per-call.ts), or "—". */
+function heapCell(bytes: number | undefined): string {
+  return bytes === undefined ? "—" : fmtBytes(Math.round(bytes));
+}
+
 /** Latency table: one call in flight. */
 export function latencyTable(rows: readonly CaseSummary[]): Table {
   const picked = rows.filter((s) => s.spec.mode === "latency");
   return {
     title: "Latency (round trip, one call in flight)",
-    note: "Every call recorded in an HDR histogram; medians over repeats (max = max over repeats). CPU = user+system µs per round trip. Ratio = p50 ÷ the compared row's p50 (lower is better).",
+    note: "Every call recorded in an HDR histogram; medians over repeats (max = max over repeats). CPU = user+system µs per round trip. heap/msg = bytes the client allocated on the V8 JS heap per call (GC accounting; Buffer backing stores not included). Ratio = p50 ÷ the compared row's p50 (lower is better).",
     headers: [
       "case",
       "wire",
@@ -81,11 +86,12 @@ export function latencyTable(rows: readonly CaseSummary[]): Table {
       "samples",
       "cpu client",
       "cpu server",
+      "heap/msg client",
       "p50 vs",
     ],
     rows: picked.map((s) =>
       s.error !== undefined && s.runs === 0
-        ? [s.spec.id, "", `failed: ${s.error.slice(0, 80)}`, "", "", "", "", "", "", "", ""]
+        ? [s.spec.id, "", `failed: ${s.error.slice(0, 80)}`, "", "", "", "", "", "", "", "", ""]
         : [
             s.spec.id,
             fmtBytes(s.wireBytes),
@@ -97,6 +103,7 @@ export function latencyTable(rows: readonly CaseSummary[]): Table {
             fmtCount(s.samples),
             cpu(s.clientCpuUsPerMsg),
             cpu(s.serverCpuUsPerMsg),
+            heapCell(s.clientHeapBytesPerMsg),
             ratioCell(s),
           ],
     ),
@@ -111,6 +118,7 @@ export function latencyTable(rows: readonly CaseSummary[]): Table {
       s.samples,
       s.clientCpuUsPerMsg,
       s.serverCpuUsPerMsg,
+      s.clientHeapBytesPerMsg,
       s.ratio?.value,
     ]),
   };
@@ -133,6 +141,7 @@ export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "st
       ...(lat ? ["p50", "p99"] : []),
       "cpu client",
       "cpu server",
+      "heap/msg client",
       "msgs/s vs",
     ],
     rows: picked.map((s) =>
@@ -146,6 +155,7 @@ export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "st
             "",
             "",
             "",
+            "",
           ]
         : [
             s.spec.id,
@@ -155,6 +165,7 @@ export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "st
             ...(lat ? [fmtNs(s.p50Ns), fmtNs(s.p99Ns)] : []),
             cpu(s.clientCpuUsPerMsg),
             cpu(s.serverCpuUsPerMsg),
+            heapCell(s.clientHeapBytesPerMsg),
             ratioCell(s),
           ],
     ),
@@ -166,6 +177,7 @@ export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "st
       ...(lat ? [s.p50Ns, s.p99Ns] : []),
       s.clientCpuUsPerMsg,
       s.serverCpuUsPerMsg,
+      s.clientHeapBytesPerMsg,
       s.ratio?.value,
     ]),
   };

@@ -78,7 +78,7 @@ async function startServer(args: EndpointArgs): Promise<BenchServer> {
   const { spec, address } = args;
   if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
     return (await import("./bare-net.js")).startBareNetServer(address);
-  if (spec.transport === "bare-grpc-js")
+  if (spec.transport === "bare-grpc-js" || spec.transport === "bare-grpc-js-tcp")
     return (await import("./bare-grpc.js")).startBareGrpcServer(address);
   const plugins = await loadFor(spec);
   const plugin = pluginFor(plugins, spec.transport);
@@ -93,7 +93,7 @@ async function connect(args: EndpointArgs): Promise<BenchClient> {
   const { spec, address, seed } = args;
   if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
     return (await import("./bare-net.js")).connectBareNet(spec, address, seed);
-  if (spec.transport === "bare-grpc-js")
+  if (spec.transport === "bare-grpc-js" || spec.transport === "bare-grpc-js-tcp")
     return (await import("./bare-grpc.js")).connectBareGrpc(spec, address, seed);
   const plugins = await loadFor(spec);
   const plugin = pluginFor(plugins, spec.transport);
