@@ -9,6 +9,7 @@ const everything: MatrixInput = {
     { id: "tcp", layer: "rpc", baseline: "bare-net-tcp" },
     { id: "uds-channel", layer: "channel", baseline: "bare-net-uds" },
     { id: "grpc-uds", layer: "rpc", baseline: "bare-grpc-js" },
+    { id: "grpc-tcp", layer: "rpc", baseline: "bare-grpc-js-tcp" },
     ...["spin", "park", "adaptive"].flatMap((w) => [
       { id: `shm-ring-${w}`, layer: "rpc" as const, baseline: "uds" },
       { id: `shm-ring-${w}-channel`, layer: "channel" as const, baseline: "uds-channel" },
@@ -44,6 +45,25 @@ test("default matrix: every transport × codec with Tick, json+raw for the size 
     assert.ok(keys.has(`latency:${b}/bytes/64B`));
   assert.ok(keys.has("stream:shm-ring-spin-channel/frame/64B"));
   for (const c of cases) assert.match(c.id, /^[a-z-]+\/[a-z]+\/[A-Za-z0-9]+$/);
+});
+
+test("grpc-tcp and bare-grpc-js-tcp: only 64 B latency + throughput unless --full", () => {
+  const cases = buildMatrix(parseBenchArgs([]), everything);
+  const tcp = cases.filter((c) => /^(grpc-tcp|bare-grpc-js-tcp)\//.test(c.id)).map((c) => c.key);
+  assert.deepEqual(tcp.sort(), [
+    "latency:bare-grpc-js-tcp/bytes/64B",
+    "latency:grpc-tcp/json/64B",
+    "latency:grpc-tcp/raw/64B",
+    "throughput:bare-grpc-js-tcp/bytes/64B",
+    "throughput:grpc-tcp/json/64B",
+    "throughput:grpc-tcp/raw/64B",
+  ]);
+  const row = cases.find((c) => c.key === "latency:grpc-tcp/json/64B");
+  assert.ok(row !== undefined);
+  assert.equal(comparisonKey(row, everything), "latency:bare-grpc-js-tcp/bytes/64B");
+  const full = new Set(buildMatrix(parseBenchArgs(["--full"]), everything).map((c) => c.key));
+  assert.ok(full.has("stream:grpc-tcp/json/64B"));
+  assert.ok(full.has("latency:grpc-tcp/protobuf/tick"));
 });
 
 test("--full adds 1 KiB and 1 MiB, request and metric, and every codec in the sweep", () => {
