@@ -18,6 +18,7 @@ export {
   DEFAULT_SYNC_EVERY_BYTES,
 } from "./transfer-handlers.js";
 export { checkName, MAX_NAME_BYTES, STAGING_DIR_NAME } from "./transfer-name.js";
+export { transferRawCodec } from "./transfer-raw-codec.js";
 export type {
   DownloadChunk,
   DownloadRequest,
