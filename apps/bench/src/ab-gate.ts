@@ -17,17 +17,20 @@ import { median } from "./summary.js";
 /** How far a row may move the wrong way before it regresses (current ÷ base, per mode). */
 export const AB_LIMITS = {
   /** p50 latency, lower is better: fails above this. */
-  latency: 1.3,
+  latency: 1.5,
   /** msgs/s with 64 in flight, higher is better: fails below this. */
-  throughput: 0.7,
+  throughput: 0.5,
   /** msgs/s one way, higher is better: fails below this. */
-  stream: 0.7,
+  stream: 0.5,
   /** codec ops/s, higher is better: fails below this. */
-  codec: 0.7,
+  codec: 0.6,
 } as const;
 
-/** The verdict on one row. */
-export type AbStatus = "ok" | "faster" | "REGRESSED" | "new" | "gone";
+/**
+ * The verdict on one row. `info`: a hand-written baseline (bare node:net, bare grpc-js), shown
+ * for context but not gated — it is not nearwire, and its A/A spread is the widest.
+ */
+export type AbStatus = "ok" | "faster" | "REGRESSED" | "new" | "gone" | "info";
 
 /** One gated row. */
 export interface AbRow {
@@ -90,15 +93,15 @@ export function abRows(
   for (const c of current) {
     const b = baseByKey.get(c.spec.key);
     const mode = c.spec.mode;
-    rows.push(
-      judge(
-        c.spec.key,
-        mode === "latency" ? "lower" : "higher",
-        AB_LIMITS[mode],
-        metric(c),
-        b === undefined ? [] : metric(b),
-      ),
+    const row = judge(
+      c.spec.key,
+      mode === "latency" ? "lower" : "higher",
+      AB_LIMITS[mode],
+      metric(c),
+      b === undefined ? [] : metric(b),
     );
+    if (c.spec.layer === "baseline" && row.pairs.length > 0) row.status = "info";
+    rows.push(row);
   }
   const codecValues = (runs: readonly CodecResult[][]) => {
     const m = new Map<string, number[]>();

@@ -40,6 +40,7 @@ test("judge: the median pair decides; one unlucky pair of three does not fail", 
   assert.equal(noisy.ratio, 1);
   assert.equal(noisy.status, "ok");
   const slower = judge("k", "lower", 1.3, [150, 140, 90], [100, 100, 100]);
+  assert.equal(judge("k", "lower", 1.5, [150, 140, 90], [100, 100, 100]).status, "ok");
   assert.equal(slower.status, "REGRESSED");
   const fewer = judge("k", "higher", 0.7, [50, 60, 120], [100, 100, 100]);
   assert.equal(fewer.status, "REGRESSED");
@@ -50,7 +51,7 @@ test("judge: the median pair decides; one unlucky pair of three does not fail", 
 
 test("abRows pairs cases by key and codec results by codec/message/op", () => {
   const current: CaseResult[] = [
-    { spec: latency, runs: [run(140e3, 0), run(150e3, 0), run(90e3, 0)] },
+    { spec: latency, runs: [run(160e3, 0), run(170e3, 0), run(90e3, 0)] },
     { spec: throughput, runs: [run(0, 100e3), run(0, 98e3), run(0, 99e3)] },
   ];
   const base: CaseResult[] = [
@@ -75,4 +76,21 @@ test("steady(): the last three windows must agree within 10 % of their median", 
   assert.equal(steady([10, 50, 100, 105, 95]), true);
   assert.equal(steady([100, 100, 100, 130]), false);
   assert.equal(steady([0, 0, 0]), false, "no calls is not steady");
+});
+
+test("abRows: hand-written baselines are shown (info), never gated", () => {
+  const bare = makeCase({
+    ...latency,
+    layer: "baseline",
+    transport: "bare-net-uds",
+    codec: "bytes",
+  });
+  const rows = abRows(
+    [{ spec: bare, runs: [run(900e3, 0), run(900e3, 0), run(900e3, 0)] }],
+    [{ spec: bare, runs: [run(100e3, 0), run(100e3, 0), run(100e3, 0)] }],
+    [],
+    [],
+  );
+  assert.equal(rows[0]?.status, "info");
+  assert.equal(rows[0]?.ratio, 9);
 });
