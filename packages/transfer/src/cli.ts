@@ -14,7 +14,7 @@ const USAGE = `usage:
   nearwire-transfer get NAME FILE [--address A] [--codec C] [--chunk-bytes N] [--retries N]
   nearwire-transfer status NAME [--address A] [--codec C]
 address: a uds/tcp address (default $NEARWIRE_TRANSFER_ADDRESS or /tmp/nearwire-transfer.sock)
-codec: json, msgpack (default), protobuf or raw; the same on both sides
+codec: json, msgpack (default), protobuf, flatbuffers or raw; the same on both sides
 --retries N: reconnect and resume up to N times after a lost connection (default 0)`;
 
 /** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */

@@ -10,6 +10,10 @@ export type {
 export { createTransferClient, DOWNLOAD_PART_SUFFIX } from "./transfer-client.js";
 export type { TransferCodecName } from "./transfer-codecs.js";
 export { TRANSFER_PROTO_URL, transferCodec } from "./transfer-codecs.js";
+export {
+  createTransferFlatbuffersCodec,
+  transferFlatbuffersTables,
+} from "./transfer-flatbuffers-codec.js";
 export type { TransferHandlersOptions } from "./transfer-handlers.js";
 export {
   createTransferHandlers,

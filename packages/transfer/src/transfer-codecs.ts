@@ -3,17 +3,19 @@ import { createProtobufCodec } from "@nearwire/codec-protobuf";
 import type { Codec } from "@nearwire/core";
 import { Code, jsonCodec, NearwireError } from "@nearwire/core";
 import protobuf from "protobufjs";
+import { createTransferFlatbuffersCodec } from "./transfer-flatbuffers-codec.js";
 import { transferRawCodec } from "./transfer-raw-codec.js";
 
 /** Names of the codecs {@link transferCodec} makes. */
-export type TransferCodecName = "json" | "msgpack" | "protobuf" | "raw";
+export type TransferCodecName = "json" | "msgpack" | "protobuf" | "flatbuffers" | "raw";
 
 /** The protobuf schema of the transfer messages (`schema/transfer.proto`, shipped with the package). */
 export const TRANSFER_PROTO_URL: URL = new URL("../schema/transfer.proto", import.meta.url);
 
 /**
  * A codec for the transfer service by name: `json` (core; bytes as base64, so chunks grow by a
- * third), `msgpack`, `protobuf` (reflection over schema/transfer.proto) or `raw` (hand-written
+ * third), `msgpack`, `protobuf` (reflection over schema/transfer.proto), `flatbuffers`
+ * (schema/transfer.fbs) or `raw` (hand-written
  * little-endian layouts, see transfer-raw-codec.ts). Client and server
  * must use the same one. Unknown names are INVALID_ARGUMENT.
  */
@@ -25,12 +27,14 @@ export function transferCodec(name: string): Codec {
       return createMsgpackCodec();
     case "protobuf":
       return createProtobufCodec(protobuf.loadSync(TRANSFER_PROTO_URL.pathname));
+    case "flatbuffers":
+      return createTransferFlatbuffersCodec();
     case "raw":
       return transferRawCodec;
     default:
       throw new NearwireError(
         Code.InvalidArgument,
-        `codec "${name}" is not one of json, msgpack, protobuf, raw`,
+        `codec "${name}" is not one of json, msgpack, protobuf, flatbuffers, raw`,
       );
   }
 }

@@ -39,7 +39,7 @@ const samples = {
 } as const;
 
 describe("transfer message codecs", () => {
-  for (const name of ["json", "msgpack", "protobuf", "raw"]) {
+  for (const name of ["json", "msgpack", "protobuf", "flatbuffers", "raw"]) {
     it(`${name}: every message round-trips`, () => {
       const codec = transferCodec(name);
       for (const [type, value] of Object.entries(samples)) {
@@ -63,6 +63,18 @@ describe("transfer message codecs", () => {
     const bad = [good.subarray(0, good.length - 1), new Uint8Array([...good, 0]), good.slice()];
     (bad[2] as Uint8Array)[20] = 0x80; // flags byte
     for (const b of bad)
+      assert.throws(
+        () => c.decode(b),
+        (err: NearwireError) => err.code === Code.InvalidArgument && err.reason === "decode-failed",
+      );
+  });
+
+  it("flatbuffers: a truncated or corrupt buffer is INVALID_ARGUMENT decode-failed", () => {
+    const c = transferCodec("flatbuffers").forType(transferMessages.DownloadChunk);
+    const good = c.encode(samples.DownloadChunk);
+    const corrupt = good.slice();
+    corrupt[0] = 0xff; // root offset past the end
+    for (const b of [good.subarray(0, 6), corrupt])
       assert.throws(
         () => c.decode(b),
         (err: NearwireError) => err.code === Code.InvalidArgument && err.reason === "decode-failed",

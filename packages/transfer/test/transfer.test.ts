@@ -8,7 +8,7 @@ import { Code, type NearwireError } from "@nearwire/core";
 import { DOWNLOAD_PART_SUFFIX, transferCodec } from "../src/index.js";
 import { type MemoryRig, memoryRig, randomFile, sha256, waitIdle } from "./harness.js";
 
-for (const codecName of ["json", "msgpack", "protobuf", "raw"] as const) {
+for (const codecName of ["json", "msgpack", "protobuf", "flatbuffers", "raw"] as const) {
   describe(`transfer over the memory transport (${codecName})`, () => {
     let rig: MemoryRig;
     before(async () => {
