@@ -55,6 +55,12 @@ export interface Channel {
     type: number,
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean;
+  /**
+   * Optional, with `sendWith`: true while the send buffer is at or above its high-water mark —
+   * what `send` reports by returning false, for frames sent through `sendWith` (whose true means
+   * "sent"). Absent means never above it after a successful `sendWith`.
+   */
+  readonly backpressured?: boolean;
   /** Resolves when the send buffer is below its high-water mark (at once if it already is). */
   drained(): Promise<void>;
   /** Stops delivering frames (the kernel or ring then pushes back on the peer). */

@@ -21,7 +21,9 @@ export type ErrorReason =
   | "not-built"
   | "layout-mismatch"
   | "ring-full"
-  | "server-closing";
+  | "server-closing"
+  | "frame-timeout"
+  | "too-many-connections";
 
 /** Options of {@link NearwireError}. */
 export interface NearwireErrorOptions extends ErrorOptions {

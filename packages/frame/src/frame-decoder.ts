@@ -17,7 +17,8 @@ export interface FrameDecoderOptions {
   /**
    * Called once per frame, in order, synchronously from `push` (or `resume`). A frame that lay
    * entirely inside one pushed chunk is a zero-copy view of that chunk; a frame that spanned
-   * chunks is a new buffer of exactly its payload size. If it throws, the decoder is dead and
+   * chunks is a new buffer of exactly its payload size (grown as its bytes arrive, never
+   * allocated at the declared length up front). If it throws, the decoder is dead and
    * the exception propagates out of `push`.
    */
   onFrame(type: number, payload: Uint8Array): void;
@@ -55,6 +56,8 @@ export class FrameDecoder {
   #payloadLength = 0;
   #partial: Uint8Array | undefined;
   #partialLength = 0;
+  /** Frames that began to be buffered across chunks (a partial header or payload). */
+  #partialStarts = 0;
   #error: NearwireError | undefined;
   #paused = false;
   /** Chunks (or their unread tails) held while paused. */
@@ -82,6 +85,19 @@ export class FrameDecoder {
     if (this.#state !== State.Header) partial = FRAME_HEADER_BYTES + this.#partialLength;
     if (this.#state === State.Trailer) partial += this.#scratchLength;
     return partial + this.#heldBytes;
+  }
+
+  /**
+   * True while a frame is partly received (its header or payload spans chunks). With
+   * {@link partialStarts} a caller can bound how long one frame may take to arrive.
+   */
+  get inFrame(): boolean {
+    return this.#state !== State.Header || this.#scratchLength > 0;
+  }
+
+  /** How many frames so far began to be buffered across chunks; see {@link inFrame}. */
+  get partialStarts(): number {
+    return this.#partialStarts;
   }
 
   /** The error that killed the decoder, if any. */
@@ -180,8 +196,9 @@ export class FrameDecoder {
         continue;
       }
       if (this.#state === State.Payload) {
-        const partial = this.#partial as Uint8Array;
         const take = Math.min(this.#payloadLength - this.#partialLength, n - pos);
+        let partial = this.#partial as Uint8Array;
+        if (this.#partialLength + take > partial.length) partial = this.#grow(take);
         partial.set(chunk.subarray(pos, pos + take), this.#partialLength);
         this.#partialLength += take;
         pos += take;
@@ -216,6 +233,7 @@ export class FrameDecoder {
   /** Copies header bytes into scratch; once the length is in, checks it; returns the new pos. */
   #collectHeader(chunk: Uint8Array, pos: number, n: number): number {
     const s = this.#scratch;
+    if (this.#scratchLength === 0) this.#partialStarts++;
     while (pos < n && this.#scratchLength < FRAME_HEADER_BYTES) {
       s[this.#scratchLength++] = chunk[pos++] as number;
       if (this.#scratchLength === 4) {
@@ -238,11 +256,28 @@ export class FrameDecoder {
       this.#type = s[4] as number;
       this.#scratchLength = 0;
       this.#partialLength = 0;
-      this.#partial =
-        this.#payloadLength === 0 ? EMPTY : Buffer.allocUnsafeSlow(this.#payloadLength);
+      // Allocated as bytes arrive (#grow), not at the declared length: a peer announcing a
+      // large frame and sending little of it makes this side hold little.
+      this.#partial = EMPTY;
       this.#state = this.#payloadLength === 0 ? State.Trailer : State.Payload;
     }
     return pos;
+  }
+
+  /**
+   * Makes room for `take` more payload bytes: the buffer grows to 4× what the frame will then
+   * hold (at least 4 KiB, at most its length), so memory stays within 4× the bytes received and
+   * a large frame is copied about 1.33 times in all instead of once. Complete, it is exactly
+   * the payload's size.
+   */
+  #grow(take: number): Uint8Array {
+    const need = this.#partialLength + take;
+    const size = Math.min(this.#payloadLength, Math.max(GROW_MIN_BYTES, need * 4));
+    const next = Buffer.allocUnsafeSlow(size);
+    const old = this.#partial as Uint8Array;
+    if (this.#partialLength > 0) next.set(old.subarray(0, this.#partialLength));
+    this.#partial = next;
+    return next;
   }
 
   #deliver(type: number, payload: Uint8Array, expected: number): void {
@@ -259,6 +294,9 @@ export class FrameDecoder {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** Smallest buffer a frame spanning chunks starts with (4 KiB). */
+const GROW_MIN_BYTES = 4096;
 
 function tooLarge(len: number, max: number): NearwireError {
   return new NearwireError(Code.ResourceExhausted, `frame ${len} B > maxFrameBytes ${max}`, {

@@ -68,6 +68,8 @@ export interface SocketChannelOptions {
   highWaterMarkBytes: number;
   /** How long a clean `close()` waits for the peer to close its side before destroying, ms. */
   closeTimeoutMs: number;
+  /** How long one received frame may stay incomplete, ms (0: no limit). */
+  frameTimeoutMs: number;
   /** Peer description for logs. */
   peer: string;
 }
@@ -90,7 +92,11 @@ export class SocketChannel implements Channel {
   #handler: ChannelHandler | undefined;
   #userPaused = false;
   #timer: NodeJS.Timeout | undefined;
-  #batch: Buffer = Buffer.allocUnsafeSlow(BATCH_BYTES);
+  #frameTimer: NodeJS.Timeout | undefined;
+  /** The decoder's `partialStarts` when #frameTimer was armed. */
+  #frameSeq = 0;
+  /** Allocated at the first send (an idle connection holds none), again after a queued write. */
+  #batch: Buffer = NO_BATCH;
   #batchLength = 0;
   #flushScheduled = false;
   /** Set once the channel has ended: `null` for a clean close, else the error. */
@@ -219,7 +225,7 @@ export class SocketChannel implements Channel {
       socket.write(edges.subarray(FRAME_HEADER_BYTES), this.#onWritten);
       socket.uncork();
     } else {
-      if (this.#batchLength + n + FRAME_OVERHEAD_BYTES > this.#batch.length) this.#flush();
+      if (this.#batchLength + n + FRAME_OVERHEAD_BYTES > this.#batch.length) this.#makeRoom();
       this.#batchLength += encodeFrameInto(this.#batch, this.#batchLength, type, payload);
       if (this.#batchLength >= EARLY_FLUSH_BYTES && this.#socket.writableLength === 0)
         this.#flush();
@@ -256,9 +262,17 @@ export class SocketChannel implements Channel {
         else this.#scheduleFlush();
         return true;
       }
-      if (start === 0) return false;
+      if (start === 0) {
+        if (batch.length !== 0) return false;
+        this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+        continue;
+      }
       this.#flush();
     }
+  }
+
+  get backpressured(): boolean {
+    return this.#queuedBytes() >= this.#options.highWaterMarkBytes;
   }
 
   async drained(): Promise<void> {
@@ -322,8 +336,14 @@ export class SocketChannel implements Channel {
     socket.write(this.#batch.subarray(0, this.#batchLength), this.#onWritten);
     this.#batchLength = 0;
     // The kernel took it all synchronously: the buffer is free again. Otherwise the socket
-    // still references it, so take a new one.
-    if (socket.writableLength > 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+    // still references it, so the next send takes a new one (#makeRoom).
+    if (socket.writableLength > 0) this.#batch = NO_BATCH;
+  }
+
+  /** Flushes the batch and makes sure there is one to encode into. */
+  #makeRoom(): void {
+    this.#flush();
+    if (this.#batch.length === 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
   }
 
   #resumeDelivery(): void {
@@ -334,6 +354,7 @@ export class SocketChannel implements Channel {
       return;
     }
     if (!this.#userPaused && this.#state === "open") this.#socket.resume();
+    if (this.#frameTimer === undefined && this.#decoder.inFrame) this.#armFrameTimer();
   }
 
   #onData(chunk: Buffer): void {
@@ -342,8 +363,37 @@ export class SocketChannel implements Channel {
       this.#decoder.push(chunk);
     } catch (err) {
       this.#onStreamError(err);
+      return;
     }
+    if (this.#frameTimer === undefined && this.#decoder.inFrame) this.#armFrameTimer();
   }
+
+  /** Bounds how long a received frame may stay incomplete (checked every frameTimeoutMs). */
+  #armFrameTimer(): void {
+    const ms = this.#options.frameTimeoutMs;
+    if (ms === 0 || this.#state !== "open") return;
+    this.#frameSeq = this.#decoder.partialStarts;
+    this.#frameTimer = setTimeout(this.#onFrameTimer, ms);
+  }
+
+  readonly #onFrameTimer = (): void => {
+    this.#frameTimer = undefined;
+    const decoder = this.#decoder;
+    if (this.#state !== "open" || !decoder.inFrame) return;
+    // Paused by this side (not the peer's doing), or a newer frame than the one timed: again.
+    if (this.#userPaused || decoder.paused || decoder.partialStarts !== this.#frameSeq) {
+      this.#armFrameTimer();
+      return;
+    }
+    this.#fail(
+      new NearwireError(
+        Code.DeadlineExceeded,
+        `frame from ${this.peer} incomplete after ${this.#options.frameTimeoutMs} ms (${decoder.bufferedBytes} B in)`,
+        { reason: "frame-timeout" },
+      ),
+      true,
+    );
+  };
 
   #onStreamError(err: unknown): void {
     let error = NearwireError.from(err, Code.Internal);
@@ -496,9 +546,16 @@ export class SocketChannel implements Channel {
   }
 
   #clearTimer(): void {
+    if (this.#frameTimer !== undefined) {
+      clearTimeout(this.#frameTimer);
+      this.#frameTimer = undefined;
+    }
     if (this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
   }
 }
+
+/** The batch of a channel that has nothing to send yet. */
+const NO_BATCH = Buffer.alloc(0);

@@ -4,11 +4,17 @@ import {
   type ChannelListener,
   type ChannelProvider,
   Code,
+  FrameType,
   NearwireError,
 } from "@nearwire/core";
-import { DEFAULT_MAX_FRAME_BYTES, MIN_MAX_FRAME_BYTES } from "@nearwire/frame";
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  encodeFrame,
+  encodeGoAway,
+  MIN_MAX_FRAME_BYTES,
+} from "@nearwire/frame";
 import { bindStreamListener, formatTcp, netPath, parseAddress } from "@nearwire/socket";
-import { SocketChannel, type SocketChannelOptions } from "./socket-channel.js";
+import { GOAWAY_LINGER_MS, SocketChannel, type SocketChannelOptions } from "./socket-channel.js";
 
 /** Options of {@link createUdsChannelProvider}. */
 export interface UdsChannelOptions {
@@ -30,6 +36,19 @@ export interface UdsChannelOptions {
   highWaterMarkBytes?: number;
   /** How long a clean `close()` waits for the peer to close its side, ms. Default 5000. */
   closeTimeoutMs?: number;
+  /**
+   * How long a received frame may stay incomplete (its header or payload partly in), ms;
+   * checked at this interval, so a stalled frame is caught after 1–2× the value. The channel
+   * then fails DEADLINE_EXCEEDED reason `frame-timeout` (GOAWAY to the peer). Default 30000;
+   * 0 disables.
+   */
+  frameTimeoutMs?: number;
+  /**
+   * Listener: connections open at once (those still in their preface included), at most.
+   * One more is answered with GOAWAY RESOURCE_EXHAUSTED (reason `too-many-connections` to
+   * `onRejected`) and closed. Default: no limit.
+   */
+  maxConnections?: number;
   /** Mode of the socket file when listening on a path. Default 0o600. */
   socketMode?: number;
   /** Listen backlog. Default 511. */
@@ -69,15 +88,21 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
       Number.MAX_SAFE_INTEGER,
     ),
     closeTimeoutMs: checkInt("closeTimeoutMs", options.closeTimeoutMs ?? 5000, 1, 2 ** 31 - 1),
+    frameTimeoutMs: checkInt("frameTimeoutMs", options.frameTimeoutMs ?? 30_000, 0, 2 ** 31 - 1),
     peer,
   });
   channelOptions("");
+  const maxConnections =
+    options.maxConnections === undefined
+      ? Number.POSITIVE_INFINITY
+      : checkInt("maxConnections", options.maxConnections, 1, Number.MAX_SAFE_INTEGER);
   const name = parsed.kind === "tcp" ? "tcp" : "uds";
   const describe = (address: string) => (parsed.kind === "tcp" ? address : `uds:${address}`);
 
   return {
     name,
     async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
+      let open = 0;
       const listener = await bindStreamListener(parsed, {
         ...(options.socketMode === undefined ? {} : { socketMode: options.socketMode }),
         ...(options.backlog === undefined ? {} : { backlog: options.backlog }),
@@ -86,6 +111,18 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
             parsed.kind === "tcp"
               ? formatTcp(socket.remoteAddress ?? "?", socket.remotePort ?? 0)
               : describe(parsed.address);
+          if (open >= maxConnections) {
+            const error = new NearwireError(
+              Code.ResourceExhausted,
+              `${open} connections open >= maxConnections ${maxConnections}`,
+              { reason: "too-many-connections" },
+            );
+            refuse(socket, error);
+            options.onRejected?.(error, peer);
+            return;
+          }
+          open++;
+          socket.once("close", () => open--);
           SocketChannel.accept(socket, channelOptions(peer)).then(onChannel, (err: NearwireError) =>
             options.onRejected?.(err, peer),
           );
@@ -101,6 +138,14 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
       return SocketChannel.connect(socket, channelOptions(describe(parsed.address)));
     },
   };
+}
+
+/** Answers a connection with GOAWAY `error` before its preface and closes it. */
+function refuse(socket: net.Socket, error: NearwireError): void {
+  socket.on("error", () => {});
+  socket.end(encodeFrame(FrameType.GoAway, encodeGoAway(error.code, error.message)));
+  socket.resume(); // discard the peer's HELLO, so that its close is seen
+  setTimeout(() => socket.destroy(), GOAWAY_LINGER_MS).unref();
 }
 
 function checkInt(name: string, value: number, min: number, max: number): number {

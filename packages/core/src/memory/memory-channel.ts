@@ -90,6 +90,10 @@ class MemoryChannel implements Channel {
     return true;
   }
 
+  get backpressured(): boolean {
+    return this.queuedBytes >= this.highWaterMarkBytes;
+  }
+
   drained(): Promise<void> {
     if (this.closed || this.queuedBytes < this.highWaterMarkBytes) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));

@@ -65,13 +65,16 @@ export class EnvelopeWriter {
     return this.send(FrameType.Request, callId, codec, value, "request");
   }
 
-  /** Sends a MESSAGE. Returns the channel's backpressure signal; throws like {@link request}. */
+  /**
+   * Sends a MESSAGE. Returns the channel's backpressure signal (false: above the high-water
+   * mark, also after `sendWith`); throws like {@link request}.
+   */
   message(callId: number, codec: MessageCodec<unknown>, value: unknown, what: string): boolean {
     this.head = Head.Message;
     return this.send(FrameType.Message, callId, codec, value, what);
   }
 
-  /** Sends an OK STATUS carrying the response; throws like {@link request}. */
+  /** Sends an OK STATUS carrying the response; returns and throws like {@link message}. */
   okStatus(callId: number, codec: MessageCodec<unknown>, value: unknown): boolean {
     this.head = Head.OkStatus;
     return this.send(FrameType.Status, callId, codec, value, "response");
@@ -98,13 +101,13 @@ export class EnvelopeWriter {
     const channel = this.channel;
     try {
       if (channel.sendWith !== undefined && codec.encodeInto !== undefined) {
-        if (channel.sendWith(type, this.fill)) return true;
+        if (channel.sendWith(type, this.fill)) return channel.backpressured !== true;
         if (channel.closed) throw channelClosed(channel.peer);
       }
       const encoded = encodeChecked(codec, value, this.maxMessageBytes, what);
       if (channel.sendWith !== undefined) {
         this.encoded = encoded;
-        if (channel.sendWith(type, this.fill)) return true;
+        if (channel.sendWith(type, this.fill)) return channel.backpressured !== true;
       }
       const headBytes = this.headBytes();
       const out = new Uint8Array(headBytes + encoded.byteLength);
