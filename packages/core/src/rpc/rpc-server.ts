@@ -23,6 +23,12 @@ export interface RpcOptions {
    * RESOURCE_EXHAUSTED for that call; the connection stays up. Not announced on the wire.
    */
   maxConcurrentCalls?: number;
+  /**
+   * Server: a connection with no open call and no frame received for this long is closed
+   * (cleanly), ms; checked at this interval, so after 1–2× the value. Default 0: never (a
+   * client connection does not reconnect, so closing quiet ones is the application's choice).
+   */
+  idleTimeoutMs?: number;
 }
 
 /**
@@ -46,6 +52,7 @@ export class RpcServer implements Server, ServerSessionHost {
   readonly methods = new MethodTable();
   readonly maxMessageBytes: number;
   readonly maxConcurrentCalls: number;
+  readonly idleTimeoutMs: number;
   draining = false;
   private listener: ChannelListener | undefined;
   private readonly sessions = new Set<ServerSession>();
@@ -67,6 +74,11 @@ export class RpcServer implements Server, ServerSessionHost {
       );
     }
     this.maxConcurrentCalls = max;
+    const idle = options.idleTimeoutMs ?? 0;
+    if (!Number.isInteger(idle) || idle < 0 || idle > 2 ** 31 - 1) {
+      throw new NearwireError(Code.InvalidArgument, `idleTimeoutMs ${idle} is not in 0..2^31-1`);
+    }
+    this.idleTimeoutMs = idle;
   }
 
   get address(): string {

@@ -34,6 +34,8 @@ export interface ServerSessionHost {
   readonly maxMessageBytes: number;
   /** Calls one connection may hold open at once; a REQUEST beyond gets RESOURCE_EXHAUSTED. */
   readonly maxConcurrentCalls: number;
+  /** Close a connection without open calls after this long without a frame, ms; 0: never. */
+  readonly idleTimeoutMs: number;
   readonly draining: boolean;
   sessionClosed(session: ServerSession): void;
   callsChanged(): void;
@@ -53,6 +55,17 @@ export class ServerSession {
   private closed = false;
   /** Reading is paused until the channel's send buffer drains below its high-water mark. */
   private blocked = false;
+  /** Frames received, and their count at the last idle check (idleTimeoutMs). */
+  private framesIn = 0;
+  private framesAtCheck = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly checkIdle = (): void => {
+    if (this.framesIn !== this.framesAtCheck || this.calls.size > 0 || this.blocked) {
+      this.framesAtCheck = this.framesIn;
+      return;
+    }
+    void this.channel.close();
+  };
   private readonly unblock = (): void => {
     this.blocked = false;
     if (!this.closed) this.channel.resume();
@@ -67,6 +80,10 @@ export class ServerSession {
       onFrame: (type, payload) => this.onFrame(type, payload),
       onClose: (error) => this.onClose(error),
     });
+    if (host.idleTimeoutMs > 0) {
+      this.idleTimer = setInterval(this.checkIdle, host.idleTimeoutMs);
+      this.idleTimer.unref();
+    }
   }
 
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
@@ -78,6 +95,7 @@ export class ServerSession {
   }
 
   private onFrame(type: number, payload: Uint8Array): void {
+    this.framesIn++;
     try {
       switch (type) {
         case FrameType.Request:
@@ -404,6 +422,7 @@ export class ServerSession {
   private onClose(error: NearwireError | undefined): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.idleTimer !== undefined) clearInterval(this.idleTimer);
     const reason = error?.message ?? "connection closed";
     if (this.calls.size > 0) {
       const shared = new NearwireError(Code.Unavailable, `connection lost: ${reason}`);
