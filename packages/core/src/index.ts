@@ -4,6 +4,7 @@ export type { Codec, MessageCodec, MessageType } from "./codec.js";
 export { createCodec, messageType } from "./codec.js";
 export type { FrameTypeValue } from "./frame-type.js";
 export { FrameType } from "./frame-type.js";
+export { guardListen } from "./guard-listen.js";
 export type {
   HealthCheckRequest,
   HealthCheckResponse,

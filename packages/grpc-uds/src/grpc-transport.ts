@@ -1,6 +1,6 @@
 import type { ChannelOptions } from "@grpc/grpc-js";
-import type { ClientConnection, Server, Transport } from "@nearwire/core";
-import { DEFAULT_SOCKET_MODE, guardListen, parseAddress } from "@nearwire/socket";
+import { type ClientConnection, guardListen, type Server, type Transport } from "@nearwire/core";
+import { DEFAULT_SOCKET_MODE, parseAddress } from "@nearwire/socket";
 import { GrpcClientConnection } from "./grpc-client-connection.js";
 import { GrpcServer } from "./grpc-server.js";
 import { grpcTarget } from "./grpc-target.js";

@@ -4,7 +4,6 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   ENVELOPE_HEADROOM_BYTES,
 } from "@nearwire/core";
-import { guardListen } from "@nearwire/socket";
 import { checkRingBytes, DEFAULT_RING_BYTES, maxPayloadFor } from "./ring-layout.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 import { createShmRingChannelProvider } from "./shm-ring-provider.js";
@@ -45,7 +44,6 @@ export function createShmRingTransport(options: ShmRingTransportOptions): Transp
   const provider = createShmRingChannelProvider(options);
   const maxMessageBytes =
     options.maxMessageBytes ?? maxMessageBytesFor(options.ringBytes ?? DEFAULT_RING_BYTES);
-  const transport = createRpcTransport(provider, { ...options, maxMessageBytes });
-  // close() during listen() wins: the listen rejects CANCELLED server-closing.
-  return { ...transport, createServer: () => guardListen(transport.createServer()) };
+  // close() during listen() wins (createRpcTransport's guardListen).
+  return createRpcTransport(provider, { ...options, maxMessageBytes });
 }

@@ -1,6 +1,5 @@
 export type { BindSocketFileOptions } from "./bind-socket-file.js";
 export { bindSocketFile } from "./bind-socket-file.js";
-export { guardListen } from "./guard-listen.js";
 export type { SocketAddress } from "./socket-address.js";
 export { formatTcp, MAX_SOCKET_PATH_BYTES, netPath, parseAddress } from "./socket-address.js";
 export { addressInUse, clearStaleSocket, removeOwnSocket } from "./stale-socket.js";

@@ -5,7 +5,6 @@ import {
   type RpcOptions,
   type Transport,
 } from "@nearwire/core";
-import { guardListen } from "@nearwire/socket";
 import { createUdsChannelProvider, type UdsChannelOptions } from "./uds-channel-provider.js";
 
 /** Options of {@link createUdsTransport}: the channel's options plus the RPC engine's. */
@@ -15,7 +14,7 @@ export interface UdsTransportOptions extends Omit<UdsChannelOptions, "maxFrameBy
  * The nearwire RPC transport over a stream socket: a Unix domain socket path, a Linux abstract
  * name or TCP (see `parseAddress` of `@nearwire/socket`). Frames follow PROTOCOL.md; the frame
  * limit is set to `maxMessageBytes` plus room for the envelope. `server.close()` while
- * `listen()` is pending wins (`guardListen`): the listen rejects CANCELLED `server-closing`.
+ * `listen()` is pending wins (core's `guardListen`): the listen rejects CANCELLED `server-closing`.
  */
 export function createUdsTransport(options: UdsTransportOptions): Transport {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -23,6 +22,5 @@ export function createUdsTransport(options: UdsTransportOptions): Transport {
     ...options,
     maxFrameBytes: maxMessageBytes + ENVELOPE_HEADROOM_BYTES,
   });
-  const transport = createRpcTransport(provider, { ...options, maxMessageBytes });
-  return { ...transport, createServer: () => guardListen(transport.createServer()) };
+  return createRpcTransport(provider, { ...options, maxMessageBytes });
 }

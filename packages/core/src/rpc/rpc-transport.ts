@@ -1,4 +1,5 @@
 import type { Channel, ChannelProvider } from "../channel.js";
+import { guardListen } from "../guard-listen.js";
 import type { ServiceDefinition } from "../service.js";
 import type {
   BindOptions,
@@ -19,7 +20,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, type RpcOptions, RpcServer } from "./rpc-ser
 export function createRpcTransport(provider: ChannelProvider, options: RpcOptions = {}): Transport {
   return {
     name: provider.name,
-    createServer: () => new RpcServer(provider, options),
+    createServer: () => guardListen(new RpcServer(provider, options)),
     connect: async () => connectRpc(await provider.connect(), options),
   };
 }

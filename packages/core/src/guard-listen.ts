@@ -1,11 +1,7 @@
-import {
-  type BindOptions,
-  Code,
-  NearwireError,
-  type Server,
-  type ServiceDefinition,
-  type ServiceImpl,
-} from "@nearwire/core";
+import { Code } from "./code.js";
+import { NearwireError } from "./nearwire-error.js";
+import type { ServiceDefinition } from "./service.js";
+import type { BindOptions, Server, ServiceImpl } from "./transport.js";
 
 /**
  * Wraps a transport's {@link Server} so that `close()` always wins over `listen()`:
@@ -17,7 +13,8 @@ import {
  * - `listen()` after `close()` rejects with FAILED_PRECONDITION reason `server-closing` and
  *   binds nothing.
  *
- * Every transport's `createServer()` returns its server through this.
+ * `createRpcTransport` (uds, shm-ring, the memory transport, any channel provider) and
+ * grpc-uds return their servers through this: one behaviour on every transport.
  */
 export function guardListen(server: Server): Server {
   return new GuardedServer(server);
