@@ -1,7 +1,4 @@
-export { addonPath } from "./native.js";
-export type { RecordSink } from "./ring.js";
-export { RingReader, RingWriter } from "./ring.js";
-export type { SegmentHeader } from "./ring-layout.js";
+export type { RecordSink, SegmentHeader } from "@nearwire/ring";
 export {
   checkHeader,
   DEFAULT_RING_BYTES,
@@ -11,10 +8,13 @@ export {
   MAX_RING_BYTES,
   MIN_RING_BYTES,
   maxPayloadFor,
+  RingReader,
+  RingWriter,
   readHeader,
   segmentBytesFor,
   writeHeader,
-} from "./ring-layout.js";
+} from "@nearwire/ring";
+export { addonPath } from "./native.js";
 export type { CreatedSegment, Segment } from "./segment.js";
 export { attachSegment, createSegment } from "./segment.js";
 export type { ShmRingChannelParts, WaitMode } from "./shm-ring-channel.js";

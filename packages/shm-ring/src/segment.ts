@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { checkHeader, checkRingBytes, segmentBytesFor, writeHeader } from "@nearwire/ring";
 import { native, nativeError } from "./native.js";
-import { checkHeader, checkRingBytes, segmentBytesFor, writeHeader } from "./ring-layout.js";
 
 /** A mapped segment: two rings of `ringBytes` each. */
 export interface Segment {

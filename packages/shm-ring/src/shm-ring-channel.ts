@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 import type { Channel, ChannelHandler, ErrorReason } from "@nearwire/core";
 import { Code, isCode, NearwireError } from "@nearwire/core";
-import { RingReader, RingWriter } from "./ring.js";
+import { RingReader, RingWriter } from "@nearwire/ring";
 import type { Segment } from "./segment.js";
 
 /*

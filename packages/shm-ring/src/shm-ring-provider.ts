@@ -2,6 +2,13 @@ import type { Socket } from "node:net";
 import { connect as netConnect } from "node:net";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
+import {
+  checkRingBytes,
+  DEFAULT_RING_BYTES,
+  LAYOUT_VERSION,
+  maxPayloadFor,
+  segmentBytesFor,
+} from "@nearwire/ring";
 import { bindStreamListener, netPath, parseAddress } from "@nearwire/socket";
 import {
   encodeHandshake,
@@ -10,13 +17,6 @@ import {
   HANDSHAKE_MAGIC,
   HandshakeReader,
 } from "./handshake.js";
-import {
-  checkRingBytes,
-  DEFAULT_RING_BYTES,
-  LAYOUT_VERSION,
-  maxPayloadFor,
-  segmentBytesFor,
-} from "./ring-layout.js";
 import { attachSegment, type CreatedSegment, createSegment } from "./segment.js";
 import { ShmRingChannel, type WaitMode } from "./shm-ring-channel.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";

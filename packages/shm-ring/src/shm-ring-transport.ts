@@ -1,36 +1,14 @@
 import type { RpcOptions, Transport } from "@nearwire/core";
-import {
-  createRpcTransport,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  ENVELOPE_HEADROOM_BYTES,
-} from "@nearwire/core";
-import { checkRingBytes, DEFAULT_RING_BYTES, maxPayloadFor } from "./ring-layout.js";
+import { createRpcTransport } from "@nearwire/core";
+import { DEFAULT_RING_BYTES, maxMessageBytesFor } from "@nearwire/ring";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 import { createShmRingChannelProvider } from "./shm-ring-provider.js";
 
 /** Options of {@link createShmRingTransport}: the ring options plus the RPC engine's. */
 export type ShmRingTransportOptions = ShmRingOptions & RpcOptions;
 
-/**
- * Room left in one ring record for the RPC envelope (call id, method path, metadata) on top of
- * a message, bytes: core's `ENVELOPE_HEADROOM_BYTES` (64 KiB), or a quarter of the record when
- * that is less (rings of 512 KiB and less), where 64 KiB would leave little or no room.
- */
-export function envelopeHeadroomFor(ringBytes: number): number {
-  checkRingBytes(ringBytes);
-  return Math.min(ENVELOPE_HEADROOM_BYTES, Math.floor(maxPayloadFor(ringBytes) / 4));
-}
-
-/**
- * Default `maxMessageBytes` of a transport with rings of `ringBytes`: the smaller of core's
- * 4 MiB and one record's payload minus {@link envelopeHeadroomFor}. Positive for every valid
- * ring: 1,524 B for 4 KiB rings, 24,564 B for 64 KiB, 2 MiB − 64 KiB − 16 B for the default
- * 4 MiB. Throws INVALID_ARGUMENT for a bad `ringBytes`.
- */
-export function maxMessageBytesFor(ringBytes: number): number {
-  const record = maxPayloadFor(ringBytes);
-  return Math.min(DEFAULT_MAX_MESSAGE_BYTES, record - envelopeHeadroomFor(ringBytes));
-}
+// Defined with the ring layout (@nearwire/ring), shared with @nearwire/worker; exported here too.
+export { envelopeHeadroomFor, maxMessageBytesFor } from "@nearwire/ring";
 
 /**
  * The shm-ring {@link Transport} (name `shm-ring`): core's RPC engine over

@@ -1,7 +1,7 @@
 import { Code, NearwireError } from "@nearwire/core";
 
 /*
- * Segment layout, version 1 (mirrors native/ring.h; PROTOCOL.md section 6 is the spec).
+ * Segment layout, version 1 (mirrors shm-ring's native/ring.h; PROTOCOL.md section 6 is the spec).
  * All integers little-endian; C = ring capacity in bytes, a power of two.
  *
  *   offset     size  what
@@ -87,7 +87,7 @@ export interface SegmentHeader {
 }
 
 /** Writes a version-1 header for rings of `ringBytes` with `nonce` (16 hex digits). */
-export function writeHeader(buffer: ArrayBuffer, ringBytes: number, nonce: string): void {
+export function writeHeader(buffer: ArrayBufferLike, ringBytes: number, nonce: string): void {
   const v = new DataView(buffer);
   v.setUint32(0, MAGIC, true);
   v.setUint32(4, LAYOUT_VERSION, true);
@@ -100,7 +100,7 @@ export function writeHeader(buffer: ArrayBuffer, ringBytes: number, nonce: strin
 }
 
 /** Reads the header fields of a mapped segment (at least HEADER_BYTES long). */
-export function readHeader(buffer: ArrayBuffer): SegmentHeader {
+export function readHeader(buffer: ArrayBufferLike): SegmentHeader {
   const v = new DataView(buffer);
   return {
     magic: v.getUint32(0, true),
@@ -119,7 +119,7 @@ export function readHeader(buffer: ArrayBuffer): SegmentHeader {
  * FAILED_PRECONDITION reason `layout-mismatch` naming both values on any difference.
  */
 export function checkHeader(
-  buffer: ArrayBuffer,
+  buffer: ArrayBufferLike,
   expected: { ringBytes: number; nonce: string },
 ): SegmentHeader {
   const h = readHeader(buffer);

@@ -45,7 +45,7 @@ class RingBase {
   protected readonly waitingIndex: number;
 
   constructor(
-    readonly buffer: ArrayBuffer,
+    readonly buffer: ArrayBufferLike,
     ringBytes: number,
     ringIndex: 0 | 1,
   ) {

@@ -1,38 +1,37 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import {
-  attachSegment,
   checkHeader,
-  createSegment,
   HEADER_BYTES,
   LAYOUT_VERSION,
   maxPayloadFor,
   RingReader,
   RingWriter,
   readHeader,
+  segmentBytesFor,
+  writeHeader,
 } from "../src/index.js";
-import { checkSeq, openSegments, seqFrame } from "./fixtures/helpers.js";
+import { checkSeq, seqFrame } from "./fixtures/seq.js";
 
 const RING = 4096;
 
+/** A segment of two rings in a SharedArrayBuffer: writer and reader of ring 0, reader of ring 1. */
 function pair(ringBytes = RING) {
-  const seg = createSegment(ringBytes);
+  const buf = new SharedArrayBuffer(segmentBytesFor(ringBytes));
   return {
-    seg,
-    w: new RingWriter(seg.buffer, ringBytes, 0),
-    r: new RingReader(seg.buffer, ringBytes, 0),
-    other: new RingReader(seg.buffer, ringBytes, 1),
+    buf,
+    w: new RingWriter(buf, ringBytes, 0),
+    r: new RingReader(buf, ringBytes, 0),
+    other: new RingReader(buf, ringBytes, 1),
   };
 }
 
-after(() => assert.deepEqual(openSegments(), { fds: [], maps: [] }));
-
 describe("ring in-process", () => {
   it("wraps around many times with padding, canaries and sequence checks", () => {
-    const { seg, w, r, other } = pair();
-    const canary = new Uint8Array(seg.buffer, HEADER_BYTES + RING, 64).fill(0xa5);
+    const { buf, w, r, other } = pair();
+    const canary = new Uint8Array(buf, HEADER_BYTES + RING, 64).fill(0xa5);
     let sent = 0;
     let got = 0;
     let pads = 0;
@@ -57,15 +56,14 @@ describe("ring in-process", () => {
       canary.every((b) => b === 0xa5),
       "ring 1 canary overwritten",
     );
-    assert.equal(new Int32Array(seg.buffer)[(1024 + 128) >> 2], 0, "ring 1 control untouched");
+    assert.equal(new Int32Array(buf)[(1024 + 128) >> 2], 0, "ring 1 control untouched");
     assert.equal(other.position, 0);
     assert.equal(w.position, r.position);
-    seg.release();
   });
 
   it("tryWriteWith: payloads written in place, mixed with tryWrite, wrap and sequence intact", () => {
-    const { seg, w, r } = pair();
-    const canary = new Uint8Array(seg.buffer, HEADER_BYTES + RING, 64).fill(0xa5);
+    const { w, r } = pair();
+    const canary = new Uint8Array(buf, HEADER_BYTES + RING, 64).fill(0xa5);
     let sent = 0;
     let got = 0;
     let inPlace = 0;
@@ -96,11 +94,10 @@ describe("ring in-process", () => {
       canary.every((b) => b === 0xa5),
       "ring 1 canary overwritten",
     );
-    seg.release();
   });
 
   it("tryWriteWith: a fill that gives up publishes nothing; the limit never exceeds free space", () => {
-    const { seg, w, r } = pair();
+    const { w, r } = pair();
     assert.equal(
       w.tryWriteWith(0x80, 1 << 20, () => -1),
       false,
@@ -117,11 +114,10 @@ describe("ring in-process", () => {
       return -1;
     });
     assert.ok(seen <= RING - w.position - 16, `limit ${seen} with ${RING - w.position} B free`);
-    seg.release();
   });
 
   it("reports full, and frees space as the reader consumes", () => {
-    const { seg, w, r } = pair();
+    const { w, r } = pair();
     const payload = new Uint8Array(100);
     let n = 0;
     while (w.tryWrite(0x80, payload)) n++;
@@ -140,11 +136,10 @@ describe("ring in-process", () => {
       1,
     );
     assert.equal(w.tryWrite(0x80, payload), true);
-    seg.release();
   });
 
   it("carries the largest payload and an empty one", () => {
-    const { seg, w, r } = pair();
+    const { w, r } = pair();
     const big = seqFrame(7, maxPayloadFor(RING));
     for (let i = 0; i < 10; i++) {
       assert.equal(w.tryWrite(0x90, big), true);
@@ -157,17 +152,15 @@ describe("ring in-process", () => {
       }, 1e9);
       assert.deepEqual(seen, [0x90, 0x91]);
     }
-    seg.release();
   });
 
   it("parks: the producer sees the flag once and the consumer re-checks", () => {
-    const { seg, w, r } = pair();
+    const { w, r } = pair();
     assert.equal(r.park(), true);
     assert.equal(w.tryWrite(0x80, new Uint8Array(8)), true);
     assert.equal(w.takeParked(), true);
     assert.equal(w.takeParked(), false);
     assert.equal(r.park(), false, "data arrived: do not sleep");
-    seg.release();
   });
 
   for (const [name, word, type, reason] of [
@@ -177,11 +170,11 @@ describe("ring in-process", () => {
     ["padding that does not end the ring", 0x80000000 | 16, 0x00, "malformed-frame"],
   ] as const) {
     it(`rejects a corrupt record: ${name}`, () => {
-      const { seg, w, r } = pair();
+      const { w, r } = pair();
       assert.equal(w.tryWrite(0x80, seqFrame(0, 16)), true);
       const at = HEADER_BYTES + 24;
-      new Uint8Array(seg.buffer)[at + 4] = type;
-      Atomics.store(new Int32Array(seg.buffer), at >> 2, word | 0);
+      new Uint8Array(buf)[at + 4] = type;
+      Atomics.store(new Int32Array(buf), at >> 2, word | 0);
       const got: number[] = [];
       assert.throws(
         () => r.read((t) => got.push(t), 1e9),
@@ -189,29 +182,27 @@ describe("ring in-process", () => {
       );
       assert.deepEqual(got, [0x80], "the good record before it was delivered");
       assert.equal(r.position, 24);
-      seg.release();
     });
   }
 });
 
 describe("ring reader against a hostile producer", () => {
   it("rejects a padding record at ring offset 0 (8 bytes that used to loop forever)", () => {
-    const { seg, r } = pair();
-    new Uint8Array(seg.buffer)[HEADER_BYTES + 4] = 0x00;
-    Atomics.store(new Int32Array(seg.buffer), HEADER_BYTES >> 2, 0x80000000 | (RING - 8) | 0);
+    const { r } = pair();
+    new Uint8Array(buf)[HEADER_BYTES + 4] = 0x00;
+    Atomics.store(new Int32Array(buf), HEADER_BYTES >> 2, 0x80000000 | (RING - 8) | 0);
     assert.throws(
       () => r.read(() => assert.fail("nothing to deliver"), 1e9),
       (e: NearwireError) => e.code === Code.DataLoss && e.reason === "malformed-frame",
     );
     assert.equal(r.position, 0);
-    seg.release();
   });
 
   it("advances at most one ring capacity per read call on a ring tiled with committed records", () => {
     // A producer that ignores the consumer: 8 records of 512 B cover the ring, no empty word.
-    const { seg, r } = pair();
-    const u8 = new Uint8Array(seg.buffer);
-    const i32 = new Int32Array(seg.buffer);
+    const { r } = pair();
+    const u8 = new Uint8Array(buf);
+    const i32 = new Int32Array(buf);
     for (let at = 0; at < RING; at += 512) {
       u8[HEADER_BYTES + at + 4] = 0x80;
       Atomics.store(i32, (HEADER_BYTES + at) >> 2, 0x80000000 | 504 | 0);
@@ -226,69 +217,35 @@ describe("ring reader against a hostile producer", () => {
       8,
     );
     assert.equal(r.position, 2 * RING);
-    seg.release();
   });
 });
 
 describe("segment header", () => {
-  it("is checked at attach: a wrong layout version names both values", () => {
-    const seg = createSegment(RING);
-    const h = readHeader(seg.buffer);
+  it("round-trips and names both values on a mismatch", () => {
+    const buf = new SharedArrayBuffer(segmentBytesFor(RING));
+    writeHeader(buf, RING, "0123456789abcdef");
+    const h = readHeader(buf);
     assert.equal(h.layoutVersion, LAYOUT_VERSION);
-    new DataView(seg.buffer).setUint32(4, 99, true);
-    assert.throws(
-      () => attachSegment(process.pid, seg.fd, { ringBytes: RING, nonce: seg.nonce }),
-      (e: NearwireError) =>
-        e.code === Code.FailedPrecondition &&
-        e.reason === "layout-mismatch" &&
-        /99/.test(e.message) &&
-        /1/.test(e.message),
+    assert.equal(h.ringBytes, RING);
+    assert.equal(h.nonce, "0123456789abcdef");
+    assert.equal(
+      checkHeader(buf, { ringBytes: RING, nonce: h.nonce }).segmentBytes,
+      buf.byteLength,
     );
-    new DataView(seg.buffer).setUint32(4, LAYOUT_VERSION, true);
-    const ok = attachSegment(process.pid, seg.fd, { ringBytes: RING, nonce: seg.nonce });
-    assert.throws(
-      () => checkHeader(ok.buffer, { ringBytes: RING * 2, nonce: seg.nonce }),
-      (e: NearwireError) => e.reason === "layout-mismatch",
-    );
-    assert.throws(
-      () => attachSegment(process.pid, seg.fd, { ringBytes: RING, nonce: "0000000000000000" }),
-      (e: NearwireError) => e.reason === "layout-mismatch",
-    );
-    ok.release();
-    seg.release();
-  });
-
-  it("rejects bad ring sizes and a gone segment", () => {
-    for (const bad of [0, 1000, 4097, 2 ** 31]) {
+    for (const expected of [
+      { ringBytes: RING * 2, nonce: h.nonce },
+      { ringBytes: RING, nonce: "0000000000000000" },
+    ]) {
       assert.throws(
-        () => createSegment(bad),
-        (e: NearwireError) => e.code === Code.InvalidArgument,
+        () => checkHeader(buf, expected),
+        (e: NearwireError) => e.code === Code.FailedPrecondition && e.reason === "layout-mismatch",
       );
     }
+    new DataView(buf).setUint32(4, 99, true);
     assert.throws(
-      () => attachSegment(process.pid, 987654, { ringBytes: RING, nonce: "0000000000000000" }),
-      (e: NearwireError) => e.code === Code.Unavailable,
+      () => checkHeader(buf, { ringBytes: RING, nonce: h.nonce }),
+      (e: NearwireError) => e.code === Code.FailedPrecondition && e.reason === "layout-mismatch",
     );
-  });
-
-  it("maps errors of an unwritable or missing segment directory", () => {
-    assert.throws(
-      () => createSegment(RING, "/sys"),
-      (e: NearwireError) => e.code === Code.PermissionDenied,
-    );
-    assert.throws(
-      () => createSegment(RING, "/nonexistent-dir"),
-      (e: NearwireError) => e.code === Code.FailedPrecondition,
-    );
-  });
-
-  it("unmaps on release: views become empty, release is idempotent", () => {
-    const seg = createSegment(RING);
-    const view = new Uint8Array(seg.buffer);
-    assert.equal(view.length, HEADER_BYTES + 2 * RING);
-    seg.release();
-    seg.release();
-    assert.equal(view.length, 0);
   });
 });
 
@@ -301,9 +258,8 @@ describe("PROTOCOL.md section 6", () => {
       );
     assert.ok(m, "vector present");
     const want = (m[1] as string).replace(/ /g, "");
-    const seg = createSegment(RING);
-    new RingWriter(seg.buffer, RING, 0).tryWrite(0x80, new Uint8Array([0x68, 0x69]));
-    assert.equal(Buffer.from(seg.buffer, HEADER_BYTES, want.length / 2).toString("hex"), want);
-    seg.release();
+    const buf = new SharedArrayBuffer(segmentBytesFor(RING));
+    new RingWriter(buf, RING, 0).tryWrite(0x80, new Uint8Array([0x68, 0x69]));
+    assert.equal(Buffer.from(buf, HEADER_BYTES, want.length / 2).toString("hex"), want);
   });
 });

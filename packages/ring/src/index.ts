@@ -1,0 +1,23 @@
+export { envelopeHeadroomFor, maxMessageBytesFor } from "./message-limits.js";
+export type { RecordSink } from "./ring.js";
+export { RingReader, RingWriter } from "./ring.js";
+export type { SegmentHeader } from "./ring-layout.js";
+export {
+  COMMITTED,
+  CONTROL,
+  checkHeader,
+  checkRingBytes,
+  DEFAULT_RING_BYTES,
+  HEADER_BYTES,
+  LAYOUT_VERSION,
+  MAGIC,
+  MAX_RING_BYTES,
+  MIN_RING_BYTES,
+  maxPayloadFor,
+  RECORD_HEADER_BYTES,
+  RING_CONTROL_OFFSETS,
+  readHeader,
+  segmentBytesFor,
+  TYPE_PADDING,
+  writeHeader,
+} from "./ring-layout.js";
