@@ -1,4 +1,5 @@
 import type { NearwireError } from "./nearwire-error.js";
+import type { Peer } from "./peer.js";
 
 /**
  * Receives what a {@link Channel} delivers. Both callbacks run on the event loop.
@@ -35,6 +36,11 @@ export interface Channel {
   readonly closed: boolean;
   /** Human-readable description of the peer, for logs (`uds:/run/x.sock`, `tcp:127.0.0.1:9`). */
   readonly peer: string;
+  /**
+   * Optional, server side: the peer as read on accept (`SO_PEERCRED` of a Unix socket). The RPC
+   * engine hands it to handlers as `ctx.peer`; without it they see `{ address: peer }`.
+   */
+  readonly peerCredentials?: Peer | undefined;
   /** Starts delivery; frames that arrived earlier are delivered right after. Call once. */
   start(handler: ChannelHandler): void;
   /**

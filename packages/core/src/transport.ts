@@ -1,4 +1,5 @@
 import type { Codec } from "./codec.js";
+import type { Peer } from "./peer.js";
 import type { MethodDefinition, ServiceDefinition } from "./service.js";
 
 /** Metadata: ASCII keys (lower-case by convention) to string values; headers or trailers. */
@@ -26,6 +27,8 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** Trailers sent with the status; handlers may add entries. */
   readonly trailers: Metadata;
+  /** The connection's peer (one object per connection): its address, and uid/gid/pid when known. */
+  readonly peer: Peer;
 }
 
 type In<M> = M extends MethodDefinition<infer I, unknown> ? I : never;

@@ -1,5 +1,5 @@
 import type { Metadata as GrpcMetadata } from "@grpc/grpc-js";
-import { Code, type HandlerContext, type Metadata, NearwireError } from "@nearwire/core";
+import { Code, type HandlerContext, type Metadata, NearwireError, type Peer } from "@nearwire/core";
 import { fromGrpcMetadata } from "./grpc-metadata.js";
 
 /** The part of a grpc-js server call a {@link GrpcHandlerContext} reads. */
@@ -7,6 +7,7 @@ export interface ServerCallLike {
   readonly metadata: GrpcMetadata;
   cancelled: boolean;
   getDeadline(): Date | number;
+  getPeer(): string;
   once(event: "cancelled", listener: () => void): unknown;
   off(event: "cancelled", listener: () => void): unknown;
 }
@@ -27,6 +28,7 @@ export class GrpcHandlerContext implements HandlerContext {
   #metadata: Metadata | undefined;
   #trailers: Metadata | undefined;
   #controller: AbortController | undefined;
+  #peer: Peer | undefined;
   #onCancelled: (() => void) | undefined;
 
   constructor(method: string, call: ServerCallLike) {
@@ -44,6 +46,15 @@ export class GrpcHandlerContext implements HandlerContext {
   get metadata(): Metadata {
     this.#metadata ??= fromGrpcMetadata(this.#call.metadata);
     return this.#metadata;
+  }
+
+  /**
+   * grpc-js's peer string only (it accepts the connections itself, so no uid/gid/pid reach the
+   * call; `allowUids`/`authorize` run before a connection is handed to grpc-js).
+   */
+  get peer(): Peer {
+    this.#peer ??= { address: this.#call.getPeer() };
+    return this.#peer;
   }
 
   get trailers(): Metadata {

@@ -1,4 +1,5 @@
 import type { NearwireError } from "../nearwire-error.js";
+import type { Peer } from "../peer.js";
 import type { HandlerContext, Metadata } from "../transport.js";
 import type { BoundMethod } from "./bound-method.js";
 import type { DeadlineTimer } from "./deadline-timer.js";
@@ -37,6 +38,8 @@ export class ServerCall implements HandlerContext {
     readonly impl: (input: unknown, ctx: ServerCall) => unknown,
     metadata: Metadata | undefined,
     timeoutMs: number,
+    /** The session's one peer object (no allocation per call). */
+    readonly peer: Peer,
   ) {
     this.method = bound.path;
     this.metadata = metadata ?? EMPTY;

@@ -2,6 +2,7 @@ import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
 import { NearwireError } from "../nearwire-error.js";
+import type { Peer } from "../peer.js";
 import type { Metadata } from "../transport.js";
 import { decodeChecked, encodeChecked } from "./bound-method.js";
 import { DeadlineTimer } from "./deadline-timer.js";
@@ -52,6 +53,8 @@ export class ServerSession {
   /** Calls with something pending, by id. */
   readonly calls = new Map<number, ServerCall>();
   private readonly writer: EnvelopeWriter;
+  /** `ctx.peer` of every call on this connection: one object per connection. */
+  private readonly peer: Peer;
   private closed = false;
   /** Reading is paused until the channel's send buffer drains below its high-water mark. */
   private blocked = false;
@@ -76,6 +79,7 @@ export class ServerSession {
     private readonly host: ServerSessionHost,
   ) {
     this.writer = new EnvelopeWriter(channel, host.maxMessageBytes);
+    this.peer = channel.peerCredentials ?? { address: channel.peer };
     channel.start({
       onFrame: (type, payload) => this.onFrame(type, payload),
       onClose: (error) => this.onClose(error),
@@ -164,7 +168,7 @@ export class ServerSession {
       return;
     }
     const { bound } = method;
-    const call = new ServerCall(id, bound, method.impl as never, metadata, timeoutMs);
+    const call = new ServerCall(id, bound, method.impl as never, metadata, timeoutMs, this.peer);
     const ended = (flags & FLAG_END_STREAM) !== 0;
     const kind = bound.kind;
     if (kind === "unary" || kind === "server_streaming") {
