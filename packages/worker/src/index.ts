@@ -1,0 +1,8 @@
+export type { WorkerChannelParts } from "./worker-channel.js";
+export { WorkerChannel } from "./worker-channel.js";
+export type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
+export type { WorkerPool, WorkerPoolOptions } from "./worker-pool.js";
+export { createWorkerPool } from "./worker-pool.js";
+export { createWorkerChannelProvider } from "./worker-provider.js";
+export type { WorkerTransportOptions } from "./worker-transport.js";
+export { createWorkerTransport } from "./worker-transport.js";

@@ -1,0 +1,35 @@
+import type { MessagePort, Worker } from "node:worker_threads";
+
+/** How a receiving side waits for frames. */
+export type WaitMode = "spin" | "park" | "adaptive";
+
+/**
+ * The thread on the other side: a `Worker` (seen from the thread that created it), or a
+ * `MessagePort` — `parentPort` inside a worker, or one end of a `MessageChannel` handed to two
+ * workers. Only set-up messages go through it; frames go through the shared rings.
+ */
+export type WorkerEndpoint = Worker | MessagePort;
+
+/** Options of {@link createWorkerChannelProvider}. */
+export interface WorkerChannelOptions {
+  /** The other thread (see {@link WorkerEndpoint}). */
+  port: WorkerEndpoint;
+  /**
+   * Capacity of each ring, bytes (power of two, 4 KiB – 1 GiB); default 4 MiB. The connecting
+   * side creates the segment, so its value is used. Segment = 4 KiB + 2 × ringBytes.
+   */
+  ringBytes?: number;
+  /**
+   * `spin`: poll the ring all the time (a busy core per side, lowest latency); `park`: sleep in
+   * `Atomics.waitAsync` until the producer notifies; `adaptive` (default): spin `spinUs` after
+   * the last activity, then park.
+   */
+  wait?: WaitMode;
+  /** Spin window of `adaptive`, µs; default 50. */
+  spinUs?: number;
+  /**
+   * Connect: how long to wait for the other thread to accept, ms; default 10,000 (it includes
+   * the worker's start-up: the offer waits in its port until it listens).
+   */
+  handshakeTimeoutMs?: number;
+}

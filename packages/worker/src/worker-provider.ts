@@ -1,0 +1,190 @@
+import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
+import { checkHeader, checkRingBytes, DEFAULT_RING_BYTES } from "@nearwire/ring";
+import { WorkerChannel } from "./worker-channel.js";
+import type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
+import { createWorkerSegment } from "./worker-segment.js";
+
+/*
+ * Set-up over the endpoint (the only messages nearwire posts; all carry `nearwire`):
+ *
+ *   connector -> listener  {nearwire:"offer", version:1, buffer:SharedArrayBuffer,
+ *                           ringBytes:C, nonce:"<16 hex>", port:MessagePort (transferred)}
+ *   listener  -> connector {nearwire:"listening"}   posted by listen(): an offer that went
+ *                           unseen (the worker started its port before listening) is re-sent
+ *   on the offer's port:   {nearwire:"ready"} | {nearwire:"error", code, reason?, message}
+ *
+ * The offer's port is the connection's own: after "ready" it carries nothing, and its `close`
+ * event is the peer's end (clean, with an error, or death: see worker-segment.ts).
+ */
+
+/** Default connect time limit, ms. */
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
+const WAIT_MODES: readonly WaitMode[] = ["spin", "park", "adaptive"];
+
+interface Offer {
+  nearwire: "offer";
+  version: number;
+  buffer: SharedArrayBuffer;
+  ringBytes: number;
+  nonce: string;
+  port: MessagePort;
+}
+
+function isOffer(m: unknown): m is Offer {
+  const o = m as Partial<Offer> | null;
+  return typeof o === "object" && o !== null && o.nearwire === "offer";
+}
+
+function describe(endpoint: WorkerEndpoint): string {
+  return endpoint instanceof Worker ? `worker:${endpoint.threadId}` : "worker:port";
+}
+
+/**
+ * A {@link ChannelProvider} (name `worker`) between this thread and the thread behind
+ * `options.port`. `connect()` creates a segment (a `SharedArrayBuffer` laid out as
+ * PROTOCOL.md §6) and offers it over the port; `listen()` accepts such offers (any number of
+ * connections per endpoint). Rejects connect with UNAVAILABLE when the worker exits or the
+ * port closes first, DEADLINE_EXCEEDED after `handshakeTimeoutMs`.
+ */
+export function createWorkerChannelProvider(options: WorkerChannelOptions): ChannelProvider {
+  const endpoint = options.port;
+  const ringBytes = options.ringBytes ?? DEFAULT_RING_BYTES;
+  checkRingBytes(ringBytes);
+  const wait = options.wait ?? "adaptive";
+  if (!WAIT_MODES.includes(wait))
+    throw new NearwireError(Code.InvalidArgument, `wait ${String(wait)} is not spin|park|adaptive`);
+  const spinUs = options.spinUs ?? 50;
+  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  const peer = describe(endpoint);
+
+  return {
+    name: "worker",
+
+    async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
+      const seen = new Set<string>();
+      const onMessage = (m: unknown): void => {
+        if (!isOffer(m)) return;
+        const port = m.port;
+        const refuse = (err: NearwireError): void => {
+          const body: Record<string, unknown> = {
+            nearwire: "error",
+            code: err.code,
+            message: err.message,
+          };
+          if (err.reason !== undefined) body.reason = err.reason;
+          port.postMessage(body);
+          port.close();
+        };
+        if (seen.has(m.nonce)) {
+          port.close(); // a re-sent offer of a connection already accepted
+          return;
+        }
+        try {
+          if (m.version !== 1 || !(m.buffer instanceof SharedArrayBuffer)) {
+            throw new NearwireError(Code.FailedPrecondition, "worker offer of another version", {
+              reason: "layout-mismatch",
+            });
+          }
+          checkRingBytes(m.ringBytes);
+          checkHeader(m.buffer, { ringBytes: m.ringBytes, nonce: m.nonce });
+        } catch (err) {
+          refuse(NearwireError.from(err, Code.FailedPrecondition));
+          return;
+        }
+        seen.add(m.nonce);
+        const channel = new WorkerChannel({
+          buffer: m.buffer,
+          ringBytes: m.ringBytes,
+          side: 1,
+          port,
+          wait,
+          spinUs,
+          peer,
+        });
+        port.once("close", () => seen.delete(m.nonce));
+        port.postMessage({ nearwire: "ready" });
+        onChannel(channel);
+      };
+      endpoint.on("message", onMessage);
+      endpoint.postMessage({ nearwire: "listening" });
+      return {
+        address: peer,
+        close: async () => {
+          endpoint.off("message", onMessage);
+        },
+      };
+    },
+
+    connect(): Promise<Channel> {
+      const { buffer, nonce } = createWorkerSegment(ringBytes);
+      return new Promise<Channel>((resolve, reject) => {
+        const ports: MessagePort[] = [];
+        let timer: NodeJS.Timeout | undefined;
+        const finish = (err: NearwireError | undefined, winner?: MessagePort): void => {
+          clearTimeout(timer);
+          endpoint.off("message", onEndpointMessage);
+          if (endpoint instanceof Worker) endpoint.off("exit", onGone);
+          else endpoint.off("close", onGone);
+          for (const p of ports) {
+            p.removeAllListeners("message");
+            if (p !== winner) p.close();
+          }
+          if (err !== undefined) {
+            reject(err);
+            return;
+          }
+          const port = winner as MessagePort;
+          resolve(new WorkerChannel({ buffer, ringBytes, side: 0, port, wait, spinUs, peer }));
+        };
+        const offer = (): void => {
+          const { port1, port2 } = new MessageChannel();
+          ports.push(port1);
+          port1.on(
+            "message",
+            (m: { nearwire?: string; code?: number; reason?: string; message?: string }) => {
+              if (m?.nearwire === "ready") finish(undefined, port1);
+              else if (m?.nearwire === "error") {
+                const code = typeof m.code === "number" ? m.code : Code.Unknown;
+                const opts = typeof m.reason === "string" ? { reason: m.reason as never } : {};
+                finish(new NearwireError(code, m.message ?? "worker refused the connection", opts));
+              }
+            },
+          );
+          try {
+            endpoint.postMessage(
+              { nearwire: "offer", version: 1, buffer, ringBytes, nonce, port: port2 },
+              [port2],
+            );
+          } catch (err) {
+            finish(NearwireError.from(err, Code.Unavailable));
+          }
+        };
+        const onEndpointMessage = (m: unknown): void => {
+          if ((m as { nearwire?: unknown } | null)?.nearwire === "listening") offer();
+        };
+        const onGone = (): void =>
+          finish(
+            new NearwireError(Code.Unavailable, `${peer} exited before accepting`, {
+              reason: "peer-closed",
+            }),
+          );
+        endpoint.on("message", onEndpointMessage);
+        if (endpoint instanceof Worker) endpoint.once("exit", onGone);
+        else endpoint.once("close", onGone);
+        timer = setTimeout(
+          () =>
+            finish(
+              new NearwireError(
+                Code.DeadlineExceeded,
+                `${peer} did not accept within ${handshakeTimeoutMs} ms`,
+              ),
+            ),
+          handshakeTimeoutMs,
+        );
+        offer();
+      });
+    },
+  };
+}
