@@ -1,5 +1,7 @@
 export type { BindSocketFileOptions } from "./bind-socket-file.js";
 export { bindSocketFile } from "./bind-socket-file.js";
+export type { PeerGate } from "./peer-gate.js";
+export { checkPeerAuthorization, createPeerGate, peerRefused } from "./peer-gate.js";
 export type { SocketAddress } from "./socket-address.js";
 export { formatTcp, MAX_SOCKET_PATH_BYTES, netPath, parseAddress } from "./socket-address.js";
 export { addressInUse, clearStaleSocket, removeOwnSocket } from "./stale-socket.js";
