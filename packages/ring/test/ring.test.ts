@@ -62,7 +62,7 @@ describe("ring in-process", () => {
   });
 
   it("tryWriteWith: payloads written in place, mixed with tryWrite, wrap and sequence intact", () => {
-    const { w, r } = pair();
+    const { buf, w, r } = pair();
     const canary = new Uint8Array(buf, HEADER_BYTES + RING, 64).fill(0xa5);
     let sent = 0;
     let got = 0;
@@ -170,7 +170,7 @@ describe("ring in-process", () => {
     ["padding that does not end the ring", 0x80000000 | 16, 0x00, "malformed-frame"],
   ] as const) {
     it(`rejects a corrupt record: ${name}`, () => {
-      const { w, r } = pair();
+      const { buf, w, r } = pair();
       assert.equal(w.tryWrite(0x80, seqFrame(0, 16)), true);
       const at = HEADER_BYTES + 24;
       new Uint8Array(buf)[at + 4] = type;
@@ -188,7 +188,7 @@ describe("ring in-process", () => {
 
 describe("ring reader against a hostile producer", () => {
   it("rejects a padding record at ring offset 0 (8 bytes that used to loop forever)", () => {
-    const { r } = pair();
+    const { buf, r } = pair();
     new Uint8Array(buf)[HEADER_BYTES + 4] = 0x00;
     Atomics.store(new Int32Array(buf), HEADER_BYTES >> 2, 0x80000000 | (RING - 8) | 0);
     assert.throws(
@@ -200,7 +200,7 @@ describe("ring reader against a hostile producer", () => {
 
   it("advances at most one ring capacity per read call on a ring tiled with committed records", () => {
     // A producer that ignores the consumer: 8 records of 512 B cover the ring, no empty word.
-    const { r } = pair();
+    const { buf, r } = pair();
     const u8 = new Uint8Array(buf);
     const i32 = new Int32Array(buf);
     for (let at = 0; at < RING; at += 512) {
