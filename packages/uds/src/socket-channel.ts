@@ -18,6 +18,7 @@ import {
   codeName,
   FrameType,
   NearwireError,
+  type Peer,
 } from "@nearwire/core";
 import {
   crc32c,
@@ -72,6 +73,8 @@ export interface SocketChannelOptions {
   frameTimeoutMs: number;
   /** Peer description for logs. */
   peer: string;
+  /** Server side: the peer read on accept (`SO_PEERCRED`), handed to handlers as `ctx.peer`. */
+  peerCredentials?: Peer;
 }
 
 type State = "preface" | "open" | "closed";
@@ -83,6 +86,7 @@ type State = "preface" | "open" | "closed";
 export class SocketChannel implements Channel {
   readonly transientPayloads = false;
   readonly peer: string;
+  readonly peerCredentials: Peer | undefined;
   readonly #socket: net.Socket;
   readonly #options: SocketChannelOptions;
   readonly #role: "client" | "server";
@@ -122,6 +126,7 @@ export class SocketChannel implements Channel {
     this.#role = role;
     this.#options = options;
     this.peer = options.peer;
+    this.peerCredentials = options.peerCredentials;
     let ready!: { resolve: () => void; reject: (err: NearwireError) => void };
     this.#readyPromise = new Promise<void>((resolve, reject) => {
       ready = { resolve, reject };

@@ -6,6 +6,7 @@ import {
   Code,
   FrameType,
   NearwireError,
+  type PeerAuthorizationOptions,
 } from "@nearwire/core";
 import {
   DEFAULT_MAX_FRAME_BYTES,
@@ -13,11 +14,23 @@ import {
   encodeGoAway,
   MIN_MAX_FRAME_BYTES,
 } from "@nearwire/frame";
-import { bindStreamListener, formatTcp, netPath, parseAddress } from "@nearwire/socket";
+import {
+  bindStreamListener,
+  checkPeerAuthorization,
+  createPeerGate,
+  formatTcp,
+  netPath,
+  parseAddress,
+  peerRefused,
+} from "@nearwire/socket";
 import { GOAWAY_LINGER_MS, SocketChannel, type SocketChannelOptions } from "./socket-channel.js";
 
-/** Options of {@link createUdsChannelProvider}. */
-export interface UdsChannelOptions {
+/**
+ * Options of {@link createUdsChannelProvider}. `allowUids` / `authorize` (listener side) are
+ * checked on accept, before the preface is answered: a refused peer gets GOAWAY
+ * PERMISSION_DENIED (also to `onRejected`) and is closed; see `PeerAuthorizationOptions`.
+ */
+export interface UdsChannelOptions extends PeerAuthorizationOptions {
   /**
    * Where to listen or connect: `/abs/path.sock` or `unix:/abs/path.sock` (Unix socket file),
    * `unix-abstract:name` or `@name` (Linux abstract socket), `tcp:127.0.0.1:7000` or
@@ -96,6 +109,7 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
     options.maxConnections === undefined
       ? Number.POSITIVE_INFINITY
       : checkInt("maxConnections", options.maxConnections, 1, Number.MAX_SAFE_INTEGER);
+  checkPeerAuthorization(parsed, options);
   const name = parsed.kind === "tcp" ? "tcp" : "uds";
   const describe = (address: string) => (parsed.kind === "tcp" ? address : `uds:${address}`);
 
@@ -103,6 +117,7 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
     name,
     async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
       let open = 0;
+      const gate = await createPeerGate(parsed, options);
       const listener = await bindStreamListener(parsed, {
         ...(options.socketMode === undefined ? {} : { socketMode: options.socketMode }),
         ...(options.backlog === undefined ? {} : { backlog: options.backlog }),
@@ -123,9 +138,23 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
           }
           open++;
           socket.once("close", () => open--);
-          SocketChannel.accept(socket, channelOptions(peer)).then(onChannel, (err: NearwireError) =>
-            options.onRejected?.(err, peer),
-          );
+          const credentials = gate.peerOf(socket, peer);
+          const start = (admitted: boolean): void => {
+            if (!admitted) {
+              const error = peerRefused(credentials);
+              refuse(socket, error);
+              options.onRejected?.(error, peer);
+              return;
+            }
+            if (socket.destroyed) return;
+            SocketChannel.accept(socket, {
+              ...channelOptions(peer),
+              peerCredentials: credentials,
+            }).then(onChannel, (err: NearwireError) => options.onRejected?.(err, peer));
+          };
+          const admitted = gate.admit(credentials);
+          if (typeof admitted === "boolean") start(admitted);
+          else void admitted.then(start);
         },
       });
       return { address: listener.address, close: () => listener.close() };
