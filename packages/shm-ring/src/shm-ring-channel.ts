@@ -1,6 +1,6 @@
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
-import type { Channel, ChannelHandler, ErrorReason } from "@nearwire/core";
+import type { Channel, ChannelHandler, ErrorReason, Peer } from "@nearwire/core";
 import { Code, isCode, NearwireError } from "@nearwire/core";
 import { RingReader, RingWriter } from "@nearwire/ring";
 import type { Segment } from "./segment.js";
@@ -47,6 +47,8 @@ export interface ShmRingChannelParts {
   wait: WaitMode;
   spinUs: number;
   peer: string;
+  /** Server side: the peer read on accept (`SO_PEERCRED`), handed to handlers as `ctx.peer`. */
+  peerCredentials?: Peer;
   /** Control bytes that arrived with the last handshake frame. */
   leftover: Buffer;
 }
@@ -59,6 +61,7 @@ export class ShmRingChannel implements Channel {
   readonly transientPayloads = true;
   readonly maxPayloadBytes: number;
   readonly peer: string;
+  readonly peerCredentials: Peer | undefined;
   private readonly socket: Socket;
   private readonly segment: Segment;
   private readonly writer: RingWriter;
@@ -110,6 +113,7 @@ export class ShmRingChannel implements Channel {
     this.wait = parts.wait;
     this.spinMs = parts.wait === "park" ? 0 : parts.spinUs / 1000;
     this.peer = parts.peer;
+    this.peerCredentials = parts.peerCredentials;
     this.socket.on("data", this.onControl);
     this.socket.on("close", this.onSocketClose);
     this.socket.on("error", () => {});

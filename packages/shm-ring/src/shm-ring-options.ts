@@ -1,7 +1,12 @@
+import type { PeerAuthorizationOptions } from "@nearwire/core";
 import type { WaitMode } from "./shm-ring-channel.js";
 
-/** Options of {@link createShmRingChannelProvider} (and of the shm-ring transport). */
-export interface ShmRingOptions {
+/**
+ * Options of {@link createShmRingChannelProvider} (and of the shm-ring transport).
+ * `allowUids` / `authorize` (server) are checked once the client's HELLO is read, before its
+ * segment is created: a refused peer gets a PERMISSION_DENIED handshake error and is closed.
+ */
+export interface ShmRingOptions extends PeerAuthorizationOptions {
   /**
    * Control socket address: a socket file path (at most 107 bytes), `unix:PATH`, or
    * `unix-abstract:NAME` for a Linux abstract socket (no file).

@@ -9,7 +9,15 @@ import {
   maxPayloadFor,
   segmentBytesFor,
 } from "@nearwire/ring";
-import { bindStreamListener, netPath, parseAddress } from "@nearwire/socket";
+import {
+  bindStreamListener,
+  checkPeerAuthorization,
+  createPeerGate,
+  netPath,
+  type PeerGate,
+  parseAddress,
+  peerRefused,
+} from "@nearwire/socket";
 import {
   encodeHandshake,
   errorFrame,
@@ -93,12 +101,14 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
       `shm-ring needs a Unix socket address, not ${address.address}`,
     );
   }
+  checkPeerAuthorization(address, options);
   const opts = resolve(options);
   return {
     name: "shm-ring",
     async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
       // Pending handshakes, oldest first (a Map iterates in insertion order).
       const pending = new Map<Socket, HandshakeReader>();
+      const gate = await createPeerGate(address, options);
       const listener = await bindStreamListener(address, {
         onConnection(socket) {
           if (pending.size >= opts.maxPendingHandshakes) {
@@ -113,7 +123,7 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
           }
           const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
           pending.set(socket, reader);
-          accept(socket, reader, opts).then(
+          accept(socket, reader, opts, gate).then(
             (channel) => {
               pending.delete(socket);
               onChannel(channel);
@@ -158,7 +168,14 @@ function dial(path: string): Promise<Socket> {
   });
 }
 
-async function accept(socket: Socket, reader: HandshakeReader, opts: Resolved): Promise<Channel> {
+async function accept(
+  socket: Socket,
+  reader: HandshakeReader,
+  opts: Resolved,
+  gate: PeerGate,
+): Promise<Channel> {
+  // SO_PEERCRED now: the pid in HELLO is only what the client says.
+  const credentials = gate.peerOf(socket, "shm-ring");
   let segment: CreatedSegment | undefined;
   let ready = false;
   try {
@@ -175,6 +192,8 @@ async function accept(socket: Socket, reader: HandshakeReader, opts: Resolved): 
         { reason: "layout-mismatch" },
       );
     }
+    // Who the peer is decides before anything is allocated for it.
+    if (gate.checks && !(await gate.admit(credentials))) throw peerRefused(credentials);
     // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
     socket.write(
@@ -197,7 +216,7 @@ async function accept(socket: Socket, reader: HandshakeReader, opts: Resolved): 
     // not trust it to have done so (an unbacked page would be SIGBUS here, not an error).
     segment.commit();
     segment.closeFd();
-    const pid = typeof hello.pid === "number" ? hello.pid : 0;
+    const pid = credentials.pid ?? (typeof hello.pid === "number" ? hello.pid : 0);
     return new ShmRingChannel({
       socket,
       segment,
@@ -205,6 +224,7 @@ async function accept(socket: Socket, reader: HandshakeReader, opts: Resolved): 
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:pid ${pid}`,
+      peerCredentials: { ...credentials, address: `shm-ring:pid ${pid}` },
       leftover: reader.finish(),
     });
   } catch (err) {
