@@ -3,12 +3,18 @@ import {
   type BindOptions,
   Code,
   NearwireError,
+  type PeerAuthorizationOptions,
   type Server,
   type ServiceDefinition,
   type ServiceImpl,
   serverCloseHook,
 } from "@nearwire/core";
-import { bindStreamListener, type StreamListener } from "@nearwire/socket";
+import {
+  bindStreamListener,
+  createPeerGate,
+  parseAddress,
+  type StreamListener,
+} from "@nearwire/socket";
 import { bindService } from "./server-handlers.js";
 import { addServerReflection, type ReflectedService } from "./server-reflection.js";
 
@@ -29,6 +35,7 @@ export class GrpcServer implements Server {
   readonly #onBound: (address: string) => void;
   readonly #closeHooks: (() => void)[] = [];
   #reflection: boolean;
+  readonly #peers: PeerAuthorizationOptions;
   readonly #services: ReflectedService[] = [];
   #listener: StreamListener | undefined;
   #state: "new" | "binding" | "listening" | "closed" = "new";
@@ -40,8 +47,10 @@ export class GrpcServer implements Server {
     options: ChannelOptions,
     onBound: (address: string) => void,
     reflection = false,
+    peers: PeerAuthorizationOptions = {},
   ) {
     this.#reflection = reflection;
+    this.#peers = peers;
     this.#addressOption = address;
     this.#socketMode = socketMode;
     this.#onBound = onBound;
@@ -95,9 +104,31 @@ export class GrpcServer implements Server {
     const injector = this.#grpc.createConnectionInjector(ServerCredentials.createInsecure());
     let listener: StreamListener;
     try {
-      listener = await bindStreamListener(this.#addressOption, {
+      const parsed = parseAddress(this.#addressOption);
+      const gate = await createPeerGate(parsed, this.#peers);
+      listener = await bindStreamListener(parsed, {
         socketMode: this.#socketMode,
-        onConnection: (socket) => injector.injectConnection(socket),
+        onConnection: (socket) => {
+          if (!gate.checks) {
+            injector.injectConnection(socket);
+            return;
+          }
+          // grpc-js takes the socket only once the peer is admitted; a refused one is closed
+          // before HTTP/2 starts (its client sees UNAVAILABLE: no status can reach it).
+          const peer = gate.peerOf(
+            socket,
+            parsed.kind === "tcp"
+              ? `tcp:${socket.remoteAddress}:${socket.remotePort}`
+              : `grpc-uds:${parsed.address}`,
+          );
+          const start = (admitted: boolean): void => {
+            if (admitted && !socket.destroyed) injector.injectConnection(socket);
+            else socket.destroy();
+          };
+          const admitted = gate.admit(peer);
+          if (typeof admitted === "boolean") start(admitted);
+          else void admitted.then(start);
+        },
       });
     } catch (err) {
       if (this.#state === "binding") this.#state = "new";

@@ -1,12 +1,22 @@
 import type { ChannelOptions } from "@grpc/grpc-js";
-import { type ClientConnection, guardListen, type Server, type Transport } from "@nearwire/core";
-import { DEFAULT_SOCKET_MODE, parseAddress } from "@nearwire/socket";
+import {
+  type ClientConnection,
+  guardListen,
+  type PeerAuthorizationOptions,
+  type Server,
+  type Transport,
+} from "@nearwire/core";
+import { checkPeerAuthorization, DEFAULT_SOCKET_MODE, parseAddress } from "@nearwire/socket";
 import { GrpcClientConnection } from "./grpc-client-connection.js";
 import { GrpcServer } from "./grpc-server.js";
 import { grpcTarget } from "./grpc-target.js";
 
-/** Options of {@link createGrpcTransport}. */
-export interface GrpcTransportOptions {
+/**
+ * Options of {@link createGrpcTransport}. `allowUids` / `authorize` (server) run on accept,
+ * before the connection is handed to grpc-js: a refused peer is closed before HTTP/2 starts, so
+ * its client sees UNAVAILABLE (no status can reach it), and handlers' `ctx.peer` has no uid.
+ */
+export interface GrpcTransportOptions extends PeerAuthorizationOptions {
   /**
    * Where the server listens and the client connects, in any form `@nearwire/socket`'s
    * `parseAddress` takes: `/abs/path.sock`, `unix:/abs/path.sock`, `unix:///abs/path.sock`,
@@ -68,6 +78,13 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
     ...options.grpcOptions,
   };
   const socketMode = options.socketMode ?? DEFAULT_SOCKET_MODE;
+  if (options.allowUids !== undefined || options.authorize !== undefined) {
+    checkPeerAuthorization(parseAddress(options.address), options);
+  }
+  const peers: PeerAuthorizationOptions = {
+    ...(options.allowUids === undefined ? {} : { allowUids: options.allowUids }),
+    ...(options.authorize === undefined ? {} : { authorize: options.authorize }),
+  };
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   let lastBound: string | undefined;
   return {
@@ -82,6 +99,7 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
             lastBound = address;
           },
           options.reflection === true,
+          peers,
         ),
       );
     },
