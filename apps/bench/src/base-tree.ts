@@ -75,7 +75,9 @@ export function prepareBaseTree(
   const logFile = join(dir, ".nearwire-bench-base.log");
   for (const [what, args] of [
     ["install", [...PNPM, "install", "--frozen-lockfile", "--prefer-offline"]],
-    ["build", [...PNPM, "run", "build"]],
+    // Only the bench and what it depends on (turbo's `pkg...` filter): the base side needs no
+    // other package, and CI's time is bounded.
+    ["build", [...PNPM, "exec", "turbo", "run", "build", "--filter=nearwire-bench..."]],
   ] as const) {
     log(`base ${rev} (${commit.slice(0, 12)}): ${what}…`);
     const fd = openSync(logFile, "a");

@@ -147,7 +147,8 @@ test("comparison keys: uds → bare net, shm-ring → uds with the same codec, t
 
 test("CI matrix is fixed and leaves out transports that do not exist", () => {
   const all = buildCiMatrix(everything).map((c) => c.key);
-  assert.ok(all.includes("latency:shm-ring-spin/json/64B"));
+  assert.ok(all.includes("latency:shm-ring-spin/raw/64B"));
+  assert.ok(all.includes("stream:uds/raw/64B"));
   const onlyBaselines = buildCiMatrix({ transports: [], codecs: ["json"] }).map((c) => c.key);
   assert.ok(onlyBaselines.length > 0);
   for (const k of onlyBaselines) assert.match(k, /bare-/);
