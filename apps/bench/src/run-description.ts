@@ -23,7 +23,7 @@ export function machineRows(report: BenchReport): [string, string][] {
 export function methodBullets(report: BenchReport): string[] {
   const s = report.settings;
   return [
-    `Each transport case runs its server and its client in two fresh Node processes${s.pin ? " pinned to different cores" : ""}, spawned by the bench for that case only (no shared JIT state between cases). Warm-up ${s.warmupMs} ms of the same traffic, then a ${s.durationMs} ms window; ${s.repeat} run(s) per case, interleaved over the matrix, and the tables show the median over runs.`,
+    `Each transport case runs its server and its client in two fresh Node processes${s.pin ? " pinned to different cores" : ""}, spawned by the bench for that case only (no shared JIT state between cases). Warm-up with the same traffic until the case is steady (at least ${s.warmupMs} ms and 1000 calls, then until three successive 100 ms windows agree within 10 %, capped at max(10 × that, 5 s); each run's warm-up is in the JSON), then a ${s.durationMs} ms window; ${s.repeat} run(s) per case, interleaved over the matrix, and the tables show the median over runs.`,
     "**Latency**: one call in flight, back to back; every call in the window is timed (`process.hrtime`) and recorded in an HDR histogram (3 significant digits, full histogram in the JSON). Nothing is dropped.",
     "**Throughput**: 64 calls in flight; msgs/s = completed calls ÷ window (the window ends when the last call returns). **Streaming**: one-way, server → client, in repeated streams of a length calibrated during warm-up.",
     "**CPU**: user + system time of each process over the window (`process.cpuUsage()` deltas) divided by messages; the server's window also spans two IPC turns around the client's.",
@@ -31,4 +31,20 @@ export function methodBullets(report: BenchReport): string[] {
     "**Ratios** compare rows of this run only: memory → uds (same codec), uds → bare-net-uds, tcp → bare-net-tcp, grpc-uds → bare-grpc-js, grpc-tcp → bare-grpc-js-tcp, shm-ring → uds (same codec), channel rows → bare-net-uds / uds-channel. Tick/request/metric rows compare to the 64 B bare row.",
     "**Codecs**: tinybench in one process per codec; each sample is a batch of calls (≥ ~20 µs) and results are stored in a module-level sink so no call can be optimised away. FlatBuffers decode is lazy (fields are read in place when accessed), so its decode figure is the cost of getting the value, not of reading every field.",
   ];
+}
+
+/**
+ * What actually ran: the transports (baselines included) and codecs of the cases that have at
+ * least one run, plus the codecs of the codec benchmarks, in first-seen order.
+ */
+export function whatRan(report: BenchReport): { transports: string[]; codecs: string[] } {
+  const transports = new Set<string>();
+  const codecs = new Set<string>();
+  for (const c of report.cases) {
+    if (c.runs.length === 0) continue;
+    transports.add(c.spec.transport);
+    codecs.add(c.spec.codec);
+  }
+  for (const c of report.codecs) codecs.add(c.codec);
+  return { transports: [...transports], codecs: [...codecs] };
 }
