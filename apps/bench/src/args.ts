@@ -60,6 +60,7 @@ export interface BenchOptions {
 
 /** Usage text printed by `--help`. */
 export const USAGE = `nearwire-bench [options]
+nearwire-bench compare <base.json> <new.json> [--markdown <file>|-]   (see compare --help)
 
 Selection
   --full                  every transport x codec x message x size (default: a ~2 minute matrix)
@@ -79,6 +80,7 @@ Measurement
   --cpu-prof <dir>        write a V8 CPU profile of each server and client process into <dir>
 Output (default: all four under apps/bench/out/<timestamp>/)
   --json [file]  --markdown [file]  --svg [dir]  --html [file]
+                          (--json - / --markdown -: that report to stdout, progress to stderr)
 CI
   --ci                    small fixed matrix; compare ratios to apps/bench/baseline.json; exit 1 on regression
   --update-baseline       run the CI matrix and rewrite the baseline (see README for thresholds)
@@ -108,6 +110,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     throw new NearwireError(Code.InvalidArgument, (cause as Error).message, { cause });
   }
   if (values.pin === true && values["no-pin"] === true) bad("--pin and --no-pin together");
+  if (values.json === "-" && values.markdown === "-")
+    bad("--json - and --markdown - together (only one report can go to stdout)");
+  for (const flag of ["svg", "html"] as const)
+    if (values[flag] === "-") bad(`--${flag} -: only --json and --markdown can write to stdout`);
   const updateBaseline = values["update-baseline"] === true;
   return {
     full: values.full === true,

@@ -53,15 +53,29 @@ const CI_DEFAULTS = { durationMs: 250, warmupMs: 300, repeat: 3 };
 export interface BenchIo {
   out: (line: string) => void;
   err: NodeJS.WriteStream;
+  /** Where `--json -` / `--markdown -` write (default: process.stdout). */
+  stdout?: (text: string) => void;
 }
 
-const defaultIo: BenchIo = { out: (l) => process.stdout.write(`${l}\n`), err: process.stderr };
+/**
+ * Progress and tables go to stdout, unless `--json -` or `--markdown -` puts a report there:
+ * then they go to stderr, so stdout holds only that report.
+ */
+export function defaultIo(options: Pick<BenchOptions, "json" | "markdown">): BenchIo {
+  const toStdout = options.json === "-" || options.markdown === "-";
+  const stream = toStdout ? process.stderr : process.stdout;
+  return {
+    out: (l) => stream.write(`${l}\n`),
+    err: process.stderr,
+    stdout: (t) => process.stdout.write(t),
+  };
+}
 
 /** Runs the bench as the command line asks; returns the process exit code. */
 export async function runBench(
   options: BenchOptions,
   argv: readonly string[],
-  io: BenchIo = defaultIo,
+  io: BenchIo = defaultIo(options),
 ): Promise<number> {
   const startedAt = new Date();
   const machine = machineInfo();
@@ -377,12 +391,17 @@ function writeOutputs(
       charts.push(join(svgDir, name));
     }
   }
-  if (jsonFile !== undefined) {
+  const stdout = io.stdout ?? ((t: string) => process.stdout.write(t));
+  if (jsonFile === "-") stdout(`${JSON.stringify(report, null, 1)}\n`);
+  else if (jsonFile !== undefined) {
     mkdirSync(dirname(resolve(jsonFile)), { recursive: true });
     writeFileSync(jsonFile, `${JSON.stringify(report, null, 1)}\n`);
     written.push(jsonFile);
   }
-  if (mdFile !== undefined) {
+  if (mdFile === "-") {
+    charts = charts.map((c) => relative(process.cwd(), resolve(c)) || basename(c));
+    stdout(renderMarkdown(report, charts));
+  } else if (mdFile !== undefined) {
     const mdDir = dirname(resolve(mdFile));
     mkdirSync(mdDir, { recursive: true });
     charts = charts.map((c) => relative(mdDir, resolve(c)) || basename(c));
@@ -394,6 +413,7 @@ function writeOutputs(
     writeFileSync(htmlFile, renderHtml(report));
     written.push(htmlFile);
   }
+  if (written.length === 0) return;
   io.out("\nwritten:");
   for (const f of written) io.out(`  ${f}`);
 }

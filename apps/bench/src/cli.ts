@@ -3,9 +3,11 @@ import { readFileSync } from "node:fs";
 import { NearwireError } from "@nearwire/core";
 import { parseBenchArgs, USAGE } from "./args.js";
 import { runBench } from "./bench.js";
+import { runCompare } from "./compare.js";
 
 /** `nearwire-bench`: see USAGE and apps/bench/README.md. */
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "compare") return runCompare(argv.slice(1));
   let options: ReturnType<typeof parseBenchArgs>;
   try {
     options = parseBenchArgs(argv);

@@ -6,7 +6,7 @@ import { ERROR_HOOK_JS, REPORT_JS } from "./html-script.js";
 import { REPORT_CSS } from "./html-style.js";
 import { recommend } from "./recommendations.js";
 import { REFERENCE_FIGURES } from "./reference.js";
-import { machineRows, methodBullets } from "./run-description.js";
+import { machineRows, methodBullets, whatRan } from "./run-description.js";
 import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import { allTables, type Table } from "./tables.js";
@@ -275,8 +275,8 @@ export function renderHtml(report: BenchReport): string {
     '<h2 id="machine">Machine and method</h2>',
     '<dl class="machine">',
     ...machineRows(report).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`),
-    `<dt>transports</dt><dd>${escapeHtml(report.found.transports.map((t) => t.id).join(", ") || "none")} + baselines bare-net-uds, bare-net-tcp, bare-grpc-js, bare-grpc-js-tcp</dd>`,
-    `<dt>codecs</dt><dd>${escapeHtml(report.found.codecs.join(", "))}</dd>`,
+    `<dt>transports run</dt><dd>${escapeHtml(whatRan(report).transports.join(", ") || "none")}</dd>`,
+    `<dt>codecs run</dt><dd>${escapeHtml(whatRan(report).codecs.join(", ") || "none")}</dd>`,
     "</dl>",
     '<ul class="method">',
     ...methodBullets(report).map((b) => `<li>${inlineMarkdown(b)}</li>`),

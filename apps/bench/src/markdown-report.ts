@@ -1,6 +1,6 @@
 import { markdownTable } from "./format.js";
 import { REFERENCE_FIGURES } from "./reference.js";
-import { machineRows, methodBullets } from "./run-description.js";
+import { machineRows, methodBullets, whatRan } from "./run-description.js";
 import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import { allTables } from "./tables.js";
@@ -33,11 +33,13 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
       "",
     );
   }
+  const ran = whatRan(report);
+  const code = (xs: string[]) => xs.map((x) => `\`${x}\``).join(", ") || "none";
   const missing = report.availability.filter((a) => a.status !== "ok");
   out.push(
     "## What ran",
     "",
-    `Transports: ${report.found.transports.map((t) => `\`${t.id}\``).join(", ") || "none"} + baselines \`bare-net-uds\`, \`bare-net-tcp\`, \`bare-grpc-js\`, \`bare-grpc-js-tcp\`. Codecs: ${report.found.codecs.map((c) => `\`${c}\``).join(", ")}.`,
+    `Transports: ${code(ran.transports)}. Codecs: ${code(ran.codecs)}.`,
     "",
   );
   if (missing.length > 0) {

@@ -49,6 +49,25 @@ export interface CaseSummary {
    * latency (lower is better), msgs/s ÷ baseline msgs/s otherwise (higher is better).
    */
   ratio?: { to: string; value: number };
+  /**
+   * Min–max of the ratio over paired runs (run i of this row ÷ run i of the compared row), when
+   * both rows have ≥ 2 runs.
+   */
+  ratioRange?: [number, number];
+  /**
+   * True when the row is not a result: its ratio range crosses 1.0 (one run says faster, another
+   * slower) or its own runs spread more than {@link UNSTABLE_SPREAD}× (max ÷ min of its metric).
+   * Only set on rows with ≥ 2 runs.
+   */
+  unstable?: boolean;
+}
+
+/** Runs of a row whose metric spreads more than this (max ÷ min) make it unstable. */
+export const UNSTABLE_SPREAD = 2;
+
+/** The figure a row is judged by, per run: p50 (ns) for latency, msgs/s otherwise. */
+export function runMetric(mode: CaseSpec["mode"], run: CaseResult["runs"][number]): number {
+  return mode === "latency" ? (run.latency?.p50Ns ?? Number.NaN) : run.msgsPerSec;
 }
 
 /** Reduces every case result; ratios use the other summaries of the same run. */
@@ -84,6 +103,7 @@ export function summarise(results: readonly CaseResult[], input: MatrixInput): C
     return s;
   });
   const byKey = new Map(out.map((s) => [s.spec.key, s]));
+  const runsByKey = new Map(results.map((r) => [r.spec.key, r.runs]));
   for (const s of out) {
     const key = comparisonKey(s.spec, input);
     const base = key === undefined ? undefined : byKey.get(key);
@@ -94,7 +114,41 @@ export function summarise(results: readonly CaseResult[], input: MatrixInput): C
         : s.msgsPerSec / base.msgsPerSec;
     if (Number.isFinite(value)) s.ratio = { to: base.spec.id, value };
   }
+  for (const s of out) stability(s, runsByKey, byKey, input);
   return out;
+}
+
+/** Sets `ratioRange` and `unstable` on a row with ≥ 2 runs (see CaseSummary). */
+function stability(
+  s: CaseSummary,
+  runsByKey: ReadonlyMap<string, CaseResult["runs"]>,
+  byKey: ReadonlyMap<string, CaseSummary>,
+  input: MatrixInput,
+): void {
+  const own = (runsByKey.get(s.spec.key) ?? []).map((r) => runMetric(s.spec.mode, r));
+  if (own.length < 2) return;
+  let unstable = false;
+  const finite = own.filter((v) => Number.isFinite(v) && v > 0);
+  if (finite.length >= 2) {
+    const [lo, hi] = spread(finite);
+    if (hi / lo > UNSTABLE_SPREAD) unstable = true;
+  }
+  const key = comparisonKey(s.spec, input);
+  const baseRuns = key === undefined ? undefined : runsByKey.get(key);
+  const base = key === undefined ? undefined : byKey.get(key);
+  if (s.ratio !== undefined && baseRuns !== undefined && base !== undefined) {
+    const pairs: number[] = [];
+    for (let i = 0; i < Math.min(own.length, baseRuns.length); i++) {
+      const v =
+        (own[i] as number) / runMetric(base.spec.mode, baseRuns[i] as CaseResult["runs"][number]);
+      if (Number.isFinite(v)) pairs.push(v);
+    }
+    if (pairs.length >= 2) {
+      s.ratioRange = spread(pairs);
+      if (s.ratioRange[0] < 1 && s.ratioRange[1] > 1) unstable = true;
+    }
+  }
+  s.unstable = unstable;
 }
 
 /** Everything one run produced: the JSON report's shape. */

@@ -19,7 +19,13 @@ export interface Table {
   values?: (number | undefined)[][];
 }
 
-const ratioCell = (s: CaseSummary) => (s.ratio ? `${fmtRatio(s.ratio.value)} ${s.ratio.to}` : "");
+/** The ratio cell; `~` marks an unstable row (its runs disagree; see the spread table). */
+const ratioCell = (s: CaseSummary) =>
+  s.ratio
+    ? `${s.unstable ? "~" : ""}${fmtRatio(s.ratio.value)} ${s.ratio.to}`
+    : s.unstable
+      ? "~"
+      : "";
 const cpu = (n: number) => fmt3(n);
 
 /** Codec table: every codec × message, with ratios to json. */
@@ -188,14 +194,24 @@ export function spreadTable(rows: readonly CaseSummary[]): Table {
   const picked = rows.filter((s) => s.runs > 1);
   return {
     title: "Spread over repeated runs",
-    note: "min – max over the repeats of each case (fresh processes each time); the tables above show medians.",
-    headers: ["case", "mode", "runs", "p50 min – max", "msgs/s min – max"],
+    note: "min – max over the repeats of each case (fresh processes each time); the tables above show medians. ratio min – max pairs run i with run i of the compared row. unstable = the ratio range crosses 1.0 (one run faster, another slower) or the row's own runs spread more than 2× (p50 for latency, msgs/s otherwise): not a result; marked ~ in the tables above.",
+    headers: [
+      "case",
+      "mode",
+      "runs",
+      "p50 min – max",
+      "msgs/s min – max",
+      "ratio min – max",
+      "stable",
+    ],
     rows: picked.map((s) => [
       s.spec.id,
       s.spec.mode,
       String(s.runs),
       s.p50Spread ? `${fmtNs(s.p50Spread[0])} – ${fmtNs(s.p50Spread[1])}` : "—",
       `${fmtCount(s.msgsPerSecSpread[0])} – ${fmtCount(s.msgsPerSecSpread[1])}`,
+      s.ratioRange ? `${fmtRatio(s.ratioRange[0])} – ${fmtRatio(s.ratioRange[1])}` : "—",
+      s.unstable ? "~ unstable" : "ok",
     ]),
     values: picked.map((s) => [
       undefined,
@@ -203,6 +219,8 @@ export function spreadTable(rows: readonly CaseSummary[]): Table {
       s.runs,
       s.p50Spread?.[0],
       s.msgsPerSecSpread[0],
+      s.ratioRange?.[0],
+      undefined,
     ]),
   };
 }
