@@ -1,0 +1,191 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { jsonCodec } from "@nearwire/core";
+import { createGrpcTransport } from "../src/index.js";
+import { testService } from "./fixtures/test-service.js";
+import { type ServerChild, startServer, tempDir } from "./helpers.js";
+
+// Seeded fuzzing of a real grpc-uds server process (issue 10 item 10): the HTTP/2 client
+// preface, then random bytes or random HTTP/2 frames (random type, flags, stream id, length),
+// split at random boundaries. After each batch a new client's unary call must succeed; at the
+// end the server is alive, its RSS bounded and no socket file is left.
+// `NEARWIRE_FUZZ_ITERATIONS` (default 400) and `NEARWIRE_FUZZ_SEED` (default 0x6e77) choose the
+// run. The corpus (test/fuzz-corpus/grpc-uds.json) is replayed first; a failing input is
+// appended to it.
+const ITERATIONS = Number(process.env.NEARWIRE_FUZZ_ITERATIONS ?? 400);
+const SEED = Number(process.env.NEARWIRE_FUZZ_SEED ?? 0x6e77) >>> 0;
+const BATCH = 16;
+const CORPUS = fileURLToPath(new URL("./fuzz-corpus/grpc-uds.json", import.meta.url));
+const MiB = 1024 * 1024;
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+interface Case {
+  name: string;
+  hex: string;
+}
+
+/** mulberry32: a small seeded PRNG, so every run is reproducible from its seed. */
+function prng(seed: number): { u32(): number; int(n: number): number; bytes(n: number): Buffer } {
+  let a = seed >>> 0;
+  const u32 = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  const int = (n: number): number => (n <= 0 ? 0 : u32() % n);
+  return {
+    u32,
+    int,
+    bytes: (n) => {
+      const b = Buffer.allocUnsafe(n);
+      for (let i = 0; i < n; i++) b[i] = u32() & 0xff;
+      return b;
+    },
+  };
+}
+type Rng = ReturnType<typeof prng>;
+
+/** An HTTP/2 frame: 24-bit length (maybe a lie), type, flags, stream id, payload. */
+function h2frame(rng: Rng): Buffer {
+  const payload = rng.bytes(rng.int(4) === 0 ? 0 : rng.int(128));
+  const head = Buffer.alloc(9);
+  const len = rng.int(4) === 0 ? rng.u32() & 0xffffff : payload.length;
+  head.writeUIntBE(len, 0, 3);
+  head[3] = rng.int(3) === 0 ? rng.int(256) : rng.int(10);
+  head[4] = rng.int(256);
+  head.writeUInt32BE([0, 1, 3, 0x7fffffff, rng.u32()][rng.int(5)] as number, 5);
+  return Buffer.concat([head, payload]);
+}
+
+function randomInput(rng: Rng): { kind: string; bytes: Buffer } {
+  const settings = Buffer.from("000000040000000000", "hex");
+  if (rng.int(3) === 0)
+    return { kind: "bytes", bytes: Buffer.concat([PREFACE, rng.bytes(rng.int(512))]) };
+  const parts: Buffer[] = [PREFACE];
+  if (rng.int(2) === 0) parts.push(settings);
+  const n = 1 + rng.int(6);
+  for (let i = 0; i < n; i++) parts.push(h2frame(rng));
+  return { kind: "frames", bytes: Buffer.concat(parts) };
+}
+
+describe("grpc-uds fuzz: random bytes after the HTTP/2 preface", () => {
+  const tmp = tempDir();
+  const path = `${tmp.dir}/fuzz.sock`;
+  let server: ServerChild;
+  before(async () => {
+    server = await startServer(`unix:${path}`);
+  });
+  after(async () => {
+    await server?.stop();
+    tmp.cleanup();
+  });
+
+  const pid = (): number => server.child.pid as number;
+  function rss(): number {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid()}/status`, "utf8"));
+    return Number(m?.[1] ?? 0) * 1024;
+  }
+
+  let closedByServer = 0;
+  let leftOpen = 0;
+  /**
+   * Writes `bytes` in random chunks and half-closes. An HTTP/2 server need not close a
+   * half-closed connection (Node's http2 keeps the session), so after 100 ms we close it; the
+   * healthy call after each batch is what shows the server still serves.
+   */
+  async function send(bytes: Buffer, rng: Rng): Promise<void> {
+    const sock = net.connect(path);
+    sock.on("data", () => {});
+    sock.on("error", () => {});
+    const closed = new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), 100);
+      sock.once("close", () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    await new Promise<void>((r) => sock.once("connect", () => r()));
+    let at = 0;
+    while (at < bytes.length && !sock.destroyed) {
+      const n = 1 + rng.int(Math.min(bytes.length - at, 64));
+      sock.write(bytes.subarray(at, at + n));
+      at += n;
+      if (rng.int(4) === 0) await new Promise((r) => setImmediate(r));
+    }
+    sock.end();
+    if (await closed) closedByServer++;
+    else leftOpen++;
+    sock.destroy();
+  }
+
+  async function healthy(what: string): Promise<void> {
+    assert.equal(server.child.exitCode, null, `server exited after ${what}`);
+    assert.equal(server.child.signalCode, null, `server killed after ${what}`);
+    const conn = await createGrpcTransport({ address: server.address }).connect();
+    try {
+      const c = conn.client(testService, { codec: jsonCodec });
+      assert.deepEqual(await c.echo({ id: 1, text: "healthy" }), { id: 1, text: "healthy" });
+    } finally {
+      await conn.close();
+    }
+  }
+
+  async function batch(cases: Case[], label: string): Promise<void> {
+    try {
+      await Promise.all(
+        cases.map((c, k) =>
+          send(Buffer.from(c.hex, "hex"), prng(SEED ^ Math.imul(k + 1, 0x9e3779b9))),
+        ),
+      );
+      await healthy(label);
+    } catch (err) {
+      const corpus = JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] };
+      const known = new Set(corpus.cases.map((c) => c.hex));
+      for (const c of cases)
+        if (!known.has(c.hex)) corpus.cases.push({ ...c, name: `found: ${c.name}` });
+      writeFileSync(CORPUS, `${JSON.stringify(corpus, null, 2)}\n`);
+      throw new Error(
+        `fuzz failure at ${label} (NEARWIRE_FUZZ_SEED=${SEED}): ${(err as Error).message}\ninputs:\n${cases.map((c) => `  ${c.name}: ${c.hex}`).join("\n")}`,
+      );
+    }
+  }
+
+  it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
+    const started = Date.now();
+    await healthy("start");
+    const rssStart = rss();
+    const corpus = (JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] }).cases;
+    for (let i = 0; i < corpus.length; i += BATCH)
+      await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);
+    const rng = prng(SEED);
+    let rssMax = rss();
+    for (let i = 0; i < ITERATIONS; i += BATCH) {
+      const cases: Case[] = [];
+      for (let j = i; j < Math.min(i + BATCH, ITERATIONS); j++) {
+        const input = randomInput(rng);
+        cases.push({
+          name: `seed ${SEED} iteration ${j} (${input.kind})`,
+          hex: input.bytes.toString("hex"),
+        });
+      }
+      await batch(cases, `iteration ${i}`);
+      rssMax = Math.max(rssMax, rss());
+    }
+    await healthy("the end");
+    t.diagnostic(
+      `seed ${SEED}: ${corpus.length} corpus cases + ${ITERATIONS} random inputs in ${Date.now() - started} ms (${closedByServer} connections closed by the server, ${leftOpen} left open and closed by us); server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}`,
+    );
+    assert.ok(
+      rssMax - rssStart < 64 * MiB,
+      `server RSS grew ${((rssMax - rssStart) / MiB).toFixed(1)} MiB`,
+    );
+    await server.stop();
+    assert.equal(server.child.signalCode === "SIGKILL", false, "server needed SIGKILL");
+    assert.deepEqual(readdirSync(tmp.dir), [], "socket files left behind");
+  });
+});
