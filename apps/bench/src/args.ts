@@ -73,7 +73,7 @@ Selection
   --list                  print the selected cases and exit
 Measurement
   --duration <t>          measuring time per case, e.g. 0.5s or 300ms (default 250ms)
-  --warmup <t>            warm-up per case before measuring (default 500ms, and at least 1000 calls)
+  --warmup <t>            warm-up per case before measuring (default 500ms, and at least 5000 calls, until steady)
   --repeat <n>            fresh processes per case n times; the report shows the spread (default 1)
   --pin / --no-pin        server on core 1, client on core 0 via taskset (default: on when possible)
   --seed <n>              seed of the payload bytes (default 1)
