@@ -80,9 +80,14 @@ function passesCheck(fn: NativeCrc32c): boolean {
   }
 }
 
-async function loadNearwireNative(): Promise<NativeCrc32c | undefined> {
+// Both addons load synchronously (no top-level await, so `require("@nearwire/frame")` works):
+// `@nearwire/crc32c-native` is an ES module without top-level await, which `require()` loads on
+// Node >= 20.19 / 22.12 (require(esm)); `@node-rs/crc32` is CommonJS.
+const requireHere = createRequire(import.meta.url);
+
+function loadNearwireNative(): NativeCrc32c | undefined {
   try {
-    const mod = (await import("@nearwire/crc32c-native")) as { crc32c?: NativeCrc32c };
+    const mod = requireHere("@nearwire/crc32c-native") as { crc32c?: NativeCrc32c };
     const fn = mod.crc32c;
     return typeof fn === "function" && passesCheck(fn) ? fn : undefined;
   } catch {
@@ -92,8 +97,7 @@ async function loadNearwireNative(): Promise<NativeCrc32c | undefined> {
 
 function loadNodeRs(): NativeCrc32c | undefined {
   try {
-    const require = createRequire(import.meta.url);
-    const mod = require("@node-rs/crc32") as { crc32c?: NativeCrc32c };
+    const mod = requireHere("@node-rs/crc32") as { crc32c?: NativeCrc32c };
     const fn = mod.crc32c;
     return typeof fn === "function" && passesCheck(fn) ? fn : undefined;
   } catch {
@@ -101,7 +105,7 @@ function loadNodeRs(): NativeCrc32c | undefined {
   }
 }
 
-const nearwireNative = await loadNearwireNative();
+const nearwireNative = loadNearwireNative();
 const nodeRsNative = loadNodeRs();
 
 /**
