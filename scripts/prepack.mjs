@@ -1,0 +1,47 @@
+// The `prepack` of every published package (`npm pack`, `pnpm pack`, `npm publish` run it in the
+// package directory): builds the package's workspace dependencies (turbo, so a fresh clone packs
+// without a prior `pnpm build`), then the package itself into a clean `dist/` without source maps
+// or declaration maps (the tarball ships no `src/`, so maps would point at missing files), and
+// fails when the entry points named in package.json were not produced.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkgDir = process.cwd();
+const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+const run = (file, args, cwd) => execFileSync(file, args, { cwd, stdio: "inherit" });
+
+// Dependencies only (`name^...`): this package is built below without maps.
+const deps = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).filter((d) =>
+  d.startsWith("@nearwire/"),
+);
+if (deps.length > 0)
+  run(
+    join(root, "node_modules/.bin/turbo"),
+    ["run", "build", `--filter=${pkg.name}^...`, "--output-logs=errors-only"],
+    root,
+  );
+
+rmSync(join(pkgDir, "dist"), { recursive: true, force: true });
+run(
+  join(root, "node_modules/.bin/tsc"),
+  ["-p", "tsconfig.build.json", "--sourceMap", "false", "--declarationMap", "false"],
+  pkgDir,
+);
+
+const entries = [];
+const collect = (v) => {
+  if (typeof v === "string") entries.push(v);
+  else if (v !== null && typeof v === "object") for (const x of Object.values(v)) collect(x);
+};
+collect(pkg.exports);
+collect(pkg.bin);
+for (const entry of new Set(entries)) {
+  if (!entry.startsWith("./dist/")) continue;
+  if (!existsSync(join(pkgDir, entry))) {
+    console.error(`prepack ${pkg.name}: ${entry} was not built`);
+    process.exit(1);
+  }
+}
