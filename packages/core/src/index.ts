@@ -1,4 +1,5 @@
 export type { Channel, ChannelHandler, ChannelListener, ChannelProvider } from "./channel.js";
+export { checkSend, isSendableType } from "./check-send.js";
 export { Code, codeName, isCode } from "./code.js";
 export type { Codec, MessageCodec, MessageType } from "./codec.js";
 export { createCodec, messageType } from "./codec.js";

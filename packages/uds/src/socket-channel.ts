@@ -15,8 +15,10 @@ import {
   type Channel,
   type ChannelHandler,
   Code,
+  checkSend,
   codeName,
   FrameType,
+  isSendableType,
   NearwireError,
   type Peer,
 } from "@nearwire/core";
@@ -198,26 +200,8 @@ export class SocketChannel implements Channel {
   }
 
   send(type: number, payload: Uint8Array): boolean {
-    if (this.#state !== "open") {
-      throw new NearwireError(Code.Unavailable, `channel to ${this.peer} is closed`, {
-        reason: "peer-closed",
-      });
-    }
-    if (!Number.isInteger(type) || type < FrameType.Request || type > 0xff) {
-      throw new NearwireError(Code.InvalidArgument, `frame type ${type} is not in 0x10..0xff`, {
-        reason: "unknown-frame-type",
-      });
-    }
     const n = payload.length;
-    if (n > this.maxPayloadBytes) {
-      throw new NearwireError(
-        Code.ResourceExhausted,
-        `frame ${n} B > maxFrameBytes ${this.maxPayloadBytes}`,
-        {
-          reason: "frame-too-large",
-        },
-      );
-    }
+    checkSend(this.#state !== "open", type, n, this.maxPayloadBytes, this.peer);
     if (n >= LARGE_PAYLOAD_BYTES) {
       this.#flush();
       const edges = Buffer.allocUnsafe(FRAME_OVERHEAD_BYTES);
@@ -250,7 +234,7 @@ export class SocketChannel implements Channel {
     type: number,
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
-    if (this.#state !== "open" || !(type >= FrameType.Request && type <= 0xff)) return false;
+    if (this.#state !== "open" || !isSendableType(type)) return false;
     for (;;) {
       const batch = this.#batch;
       const start = this.#batchLength;

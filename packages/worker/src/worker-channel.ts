@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import type { MessagePort } from "node:worker_threads";
 import type { Channel, ChannelHandler } from "@nearwire/core";
-import { Code, NearwireError } from "@nearwire/core";
+import { Code, checkSend, isSendableType, NearwireError } from "@nearwire/core";
 import { CONTROL, RING_CONTROL_OFFSETS, RingReader, RingWriter } from "@nearwire/ring";
 import type { WaitMode } from "./worker-options.js";
 import { readEnd, writeEnd } from "./worker-segment.js";
@@ -134,21 +134,7 @@ export class WorkerChannel implements Channel {
   }
 
   send(type: number, payload: Uint8Array): boolean {
-    if (this.state !== "open") {
-      throw new NearwireError(Code.Unavailable, `worker channel to ${this.peer} is closed`, {
-        reason: "peer-closed",
-      });
-    }
-    if (payload.byteLength > this.maxPayloadBytes) {
-      throw new NearwireError(
-        Code.ResourceExhausted,
-        `frame ${payload.byteLength} B > maxPayloadBytes ${this.maxPayloadBytes}`,
-        { reason: "frame-too-large" },
-      );
-    }
-    if (!(type >= 0x10 && type <= 0xff && Number.isInteger(type))) {
-      throw new NearwireError(Code.InvalidArgument, `frame type ${type} is not in 0x10..0xff`);
-    }
+    checkSend(this.state !== "open", type, payload.byteLength, this.maxPayloadBytes, this.peer);
     if (this.pending.length === this.pendingHead && this.writer.tryWrite(type, payload)) {
       this.published();
       return true;
@@ -164,7 +150,7 @@ export class WorkerChannel implements Channel {
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
     if (this.state !== "open" || this.pending.length !== this.pendingHead) return false;
-    if (!(type >= 0x10 && type <= 0xff && Number.isInteger(type))) return false;
+    if (!isSendableType(type)) return false;
     if (!this.writer.tryWriteWith(type, this.maxPayloadBytes, fill)) return false;
     this.published();
     return true;

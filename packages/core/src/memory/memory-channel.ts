@@ -6,8 +6,8 @@
  * sender's call stack, and timers and I/O keep running under load.
  */
 import type { Channel, ChannelHandler } from "../channel.js";
+import { checkSend, isSendableType } from "../check-send.js";
 import { Code } from "../code.js";
-import { FrameType } from "../frame-type.js";
 import { NearwireError } from "../nearwire-error.js";
 
 /** Slab size, bytes: frames are carved from it; a larger frame gets its own buffer. */
@@ -76,7 +76,7 @@ class MemoryChannel implements Channel {
     type: number,
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
-    if (this.closed) return false;
+    if (this.closed || !isSendableType(type)) return false;
     let room = this.slab.byteLength - this.slabUsed;
     if (room < 4096) {
       this.newSlab();
@@ -129,20 +129,7 @@ class MemoryChannel implements Channel {
   }
 
   private reserve(type: number, n: number): Uint8Array {
-    if (this.closed)
-      throw new NearwireError(Code.Unavailable, `channel to ${this.peer} is closed`, {
-        reason: "peer-closed",
-      });
-    if (!Number.isInteger(type) || type < FrameType.Request || type > 0xff)
-      throw new NearwireError(Code.InvalidArgument, `frame type ${type} is not in 0x10..0xff`, {
-        reason: "unknown-frame-type",
-      });
-    if (n > this.maxPayloadBytes)
-      throw new NearwireError(
-        Code.ResourceExhausted,
-        `frame ${n} B > maxFrameBytes ${this.maxPayloadBytes}`,
-        { reason: "frame-too-large" },
-      );
+    checkSend(this.closed, type, n, this.maxPayloadBytes, this.peer);
     if (n > SLAB_BYTES / 4) return new Uint8Array(n);
     if (this.slabUsed + n > SLAB_BYTES) this.newSlab();
     const view = this.slab.subarray(this.slabUsed, this.slabUsed + n);
