@@ -21,6 +21,7 @@ export { createMemoryTransport } from "./memory/memory-transport.js";
 export type { ErrorReason, NearwireErrorOptions } from "./nearwire-error.js";
 export { NearwireError } from "./nearwire-error.js";
 export type { Peer, PeerAuthorizationOptions } from "./peer.js";
+export { timeoutError } from "./rpc/client-session.js";
 /** Encoders and decoders of the RPC envelope (PROTOCOL.md §5), for tests and other clients. */
 export * as envelope from "./rpc/envelope.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";

@@ -23,7 +23,11 @@ export type ErrorReason =
   | "ring-full"
   | "server-closing"
   | "frame-timeout"
-  | "too-many-connections";
+  | "too-many-connections"
+  | "call-ids-exhausted"
+  | "nothing-listens"
+  | "codec-mismatch"
+  | "transport-mismatch";
 
 /** Options of {@link NearwireError}. */
 export interface NearwireErrorOptions extends ErrorOptions {
@@ -57,6 +61,28 @@ export class NearwireError extends Error {
   /** `DEADLINE_EXCEEDED: message`, the form logs and reports show. */
   override toString(): string {
     return `${this.name} [${codeName(this.code)}]: ${this.message}`;
+  }
+
+  /**
+   * What `util.inspect()` and `console.log` show: the stack headed by the code's name
+   * (`NearwireError [DEADLINE_EXCEEDED]: …`), then `code: 4 (DEADLINE_EXCEEDED)` and the reason.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](
+    _depth: number,
+    options: { stylize?: (text: string, style: string) => string },
+    inspect: (value: unknown, options?: unknown) => string,
+  ): string {
+    const head = `${this.name} [${codeName(this.code)}]`;
+    const stack = this.stack ?? `${this.name}: ${this.message}`;
+    const body = stack.startsWith(`${this.name}:`)
+      ? head + stack.slice(this.name.length)
+      : `${head}: ${this.message}\n${stack}`;
+    const props: string[] = [`code: ${this.code} (${codeName(this.code)})`];
+    if (this.reason !== undefined) props.push(`reason: '${this.reason}'`);
+    if (Object.keys(this.metadata).length > 0)
+      props.push(`metadata: ${inspect(this.metadata, options)}`);
+    if (this.cause !== undefined) props.push(`cause: ${inspect(this.cause, options)}`);
+    return `${body} {\n  ${props.map((p) => p.replace(/\n/g, "\n  ")).join(",\n  ")}\n}`;
   }
 
   /**

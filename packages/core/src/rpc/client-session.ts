@@ -50,8 +50,14 @@ class ClientCall {
 export class ClientSession {
   private readonly calls = new Map<number, ClientCall>();
   private readonly writer: EnvelopeWriter;
+  /**
+   * The id of the next call. Ids only grow on a connection and are never reused (PROTOCOL.md
+   * §5.1), so a late frame of an ended call can never be taken for a newer one.
+   */
   private nextId = 1;
   private closeError: NearwireError | undefined;
+  /** A violation this side detected: the error its calls fail with (not `peer-closed`). */
+  private violation: NearwireError | undefined;
   readonly closed: Promise<Error | undefined>;
   private resolveClosed!: (e: Error | undefined) => void;
 
@@ -157,15 +163,27 @@ export class ClientSession {
       );
       return undefined;
     }
-    const calls = this.calls;
-    let id = this.nextId;
-    while (calls.has(id)) id = id >= 0xffffffff ? 1 : id + 1;
-    this.nextId = id >= 0xffffffff ? 1 : id + 1;
+    const id = this.nextId;
+    if (id > MAX_CALL_ID) {
+      reject(
+        new NearwireError(
+          Code.Unavailable,
+          `this connection has used all ${MAX_CALL_ID} call ids (ids are never reused): open a new connection`,
+          { reason: "call-ids-exhausted" },
+        ),
+      );
+      return undefined;
+    }
+    const timeoutMs = options?.timeoutMs;
+    if (timeoutMs !== undefined && !(timeoutMs > 0)) {
+      reject(timeoutError(timeoutMs));
+      return undefined;
+    }
+    this.nextId = id + 1;
     const call = new ClientCall(id, bound);
     call.reject = reject;
-    calls.set(id, call);
+    this.calls.set(id, call);
     if (options === undefined) return call;
-    const timeoutMs = options.timeoutMs;
     if (timeoutMs !== undefined) {
       call.deadline = new DeadlineTimer(wireTimeoutMs(timeoutMs), () =>
         this.cancel(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
@@ -255,10 +273,10 @@ export class ClientSession {
     if (grant > 0 && !call.done) this.writer.credit(call.id, grant);
   }
 
-  /** The caller gives up: fail locally and tell the server. */
-  private cancel(call: ClientCall, code: Code, message: string): void {
+  /** The caller gives up: fail locally (with `error` when given) and tell the server. */
+  private cancel(call: ClientCall, code: Code, message: string, error?: NearwireError): void {
     if (call.done) return;
-    this.settle(call, new NearwireError(code, message));
+    this.settle(call, error ?? new NearwireError(code, message));
     if (!this.channel.closed) this.channel.send(FrameType.Cancel, encodeCancel(call.id, code));
   }
 
@@ -269,13 +287,17 @@ export class ClientSession {
           this.onStatus(payload);
           return;
         case FrameType.Message: {
-          const call = this.calls.get(readCallId(payload, "MESSAGE"));
+          const id = readCallId(payload, "MESSAGE");
+          const call = this.calls.get(id);
           if (call !== undefined) this.onMessage(call, payload.subarray(4));
+          else this.checkStarted(id, "MESSAGE");
           return;
         }
         case FrameType.Credit: {
           const { callId, credit } = decodeCredit(payload);
-          this.calls.get(callId)?.credit?.grant(credit);
+          const call = this.calls.get(callId);
+          if (call !== undefined) call.credit?.grant(credit);
+          else this.checkStarted(callId, "CREDIT");
           return;
         }
         default:
@@ -286,7 +308,23 @@ export class ClientSession {
           );
       }
     } catch (err) {
-      void this.channel.close(NearwireError.from(err, Code.Internal));
+      const e = NearwireError.from(err, Code.Internal);
+      this.violation ??= e;
+      void this.channel.close(e);
+    }
+  }
+
+  /**
+   * A frame for an id that is not active: ignored when this side started that call (it ended;
+   * the server sent before it knew), a violation when it never did.
+   */
+  private checkStarted(id: number, what: string): void {
+    if (id >= this.nextId || id === 0) {
+      throw new NearwireError(
+        Code.Internal,
+        `${what} for call id ${id}, which this client never started`,
+        { reason: "protocol-violation" },
+      );
     }
   }
 
@@ -299,15 +337,22 @@ export class ClientSession {
       p[6] === 0 &&
       p[7] === 0
     ) {
-      const call = this.calls.get(readU32(p, 0));
-      if (call === undefined) return;
+      const id = readU32(p, 0);
+      const call = this.calls.get(id);
+      if (call === undefined) {
+        this.checkStarted(id, "STATUS");
+        return;
+      }
       this.onMessage(call, p.subarray(STATUS_HEAD_BYTES));
       this.settleOk(call);
       return;
     }
     const st = decodeStatus(p);
     const call = this.calls.get(st.callId);
-    if (call === undefined) return;
+    if (call === undefined) {
+      this.checkStarted(st.callId, "STATUS");
+      return;
+    }
     if (st.code !== Code.OK) {
       const opts = st.trailers === undefined ? {} : { metadata: st.trailers };
       this.settle(call, new NearwireError(st.code, st.detail, opts), true);
@@ -346,7 +391,7 @@ export class ClientSession {
       );
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
-      this.cancel(call, e.code, e.message);
+      this.cancel(call, e.code, e.message, e);
       return;
     }
     const inbound = call.inbound;
@@ -390,13 +435,34 @@ export class ClientSession {
 
   private onClose(error: NearwireError | undefined): void {
     const message = error === undefined ? "connection closed" : `connection lost: ${error.message}`;
-    this.closeError = new NearwireError(Code.Unavailable, message, {
-      reason: "peer-closed",
-      ...(error ? { cause: error } : {}),
-    });
+    // A violation this side detected is what failed its calls, not the peer closing.
+    this.closeError =
+      this.violation ??
+      new NearwireError(Code.Unavailable, message, {
+        reason: "peer-closed",
+        ...(error ? { cause: error } : {}),
+      });
     for (const call of [...this.calls.values()]) this.settle(call, this.closeError);
     this.resolveClosed(error);
   }
+}
+
+/** The largest call id (u32); a connection that has used it starts no more calls. */
+const MAX_CALL_ID = 0xffffffff;
+
+/**
+ * Why a `timeoutMs` that is not above 0 fails the call at once (PROTOCOL.md §5.5, the same on
+ * every transport): 0 and negative values are a deadline already passed (DEADLINE_EXCEEDED,
+ * nothing is sent); NaN is INVALID_ARGUMENT.
+ */
+export function timeoutError(timeoutMs: number): NearwireError {
+  if (Number.isNaN(timeoutMs)) {
+    return new NearwireError(Code.InvalidArgument, "timeoutMs is NaN, not a number of ms");
+  }
+  return new NearwireError(
+    Code.DeadlineExceeded,
+    `timeoutMs ${timeoutMs} ≤ 0: the deadline has already passed, the call was not sent`,
+  );
 }
 
 /** A caller's `timeoutMs` as the wire's u32 (0 = none): at least 1, at most 2^32 − 1. */

@@ -322,10 +322,17 @@ export function encodeCancel(callId: number, code: Code): Uint8Array {
   return out;
 }
 
-/** Decodes a CANCEL payload into its code. */
+/**
+ * Decodes a CANCEL payload into its code. Any code byte is accepted (PROTOCOL.md §5.5): 0 and
+ * values above 16 read as CANCELLED; only a payload that is not 5 bytes is malformed.
+ */
 export function decodeCancel(p: Uint8Array): { callId: number; code: Code } {
-  if (p.byteLength !== 5 || !isCode(p[4] as number)) throw malformed("CANCEL");
-  return { callId: readCallId(p, "CANCEL"), code: p[4] as Code };
+  if (p.byteLength !== CANCEL_BYTES) throw malformed("CANCEL");
+  const code = p[4] as number;
+  return {
+    callId: readCallId(p, "CANCEL"),
+    code: code === 0 || !isCode(code) ? Code.Canceled : code,
+  };
 }
 
 /** Encodes a CREDIT payload. */

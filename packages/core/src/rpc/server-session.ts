@@ -1,7 +1,7 @@
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
-import { NearwireError } from "../nearwire-error.js";
+import { type ErrorReason, NearwireError } from "../nearwire-error.js";
 import type { Peer } from "../peer.js";
 import type { Metadata } from "../transport.js";
 import { decodeChecked, encodeChecked } from "./bound-method.js";
@@ -56,6 +56,12 @@ export class ServerSession {
   /** `ctx.peer` of every call on this connection: one object per connection. */
   private readonly peer: Peer;
   private closed = false;
+  /**
+   * The highest call id a REQUEST has used on this connection (PROTOCOL.md §5.1): ids only grow,
+   * so a REQUEST at or below it is a violation, and a frame for an id above it names a call
+   * that was never started.
+   */
+  private lastId = 0;
   /** Reading is paused until the channel's send buffer drains below its high-water mark. */
   private blocked = false;
   /** Frames received, and their count at the last idle check (idleTimeoutMs). */
@@ -118,12 +124,14 @@ export class ServerSession {
           if (call !== undefined) {
             call.finished = true;
             this.drop(call, code, "cancelled by client", undefined);
-          }
+          } else this.checkStarted(callId, "CANCEL");
           return;
         }
         case FrameType.Credit: {
           const { callId, credit } = decodeCredit(payload);
-          this.calls.get(callId)?.credit?.grant(credit);
+          const call = this.calls.get(callId);
+          if (call !== undefined) call.credit?.grant(credit);
+          else this.checkStarted(callId, "CREDIT");
           return;
         }
         default:
@@ -151,7 +159,12 @@ export class ServerSession {
     let message: Uint8Array | undefined;
     if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
     else if (o !== p.byteLength) throw malformed("REQUEST");
-    if (this.calls.has(id)) throw protocolError(`call id ${id} is already in use`);
+    if (id <= this.lastId) {
+      throw protocolError(
+        `REQUEST call id ${id} is not above the last one, ${this.lastId} (ids never repeat on a connection)`,
+      );
+    }
+    this.lastId = id;
     const method = this.host.methods.lookup(p, REQUEST_HEAD_BYTES, ml);
     if (method === undefined || this.host.draining) {
       const name = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
@@ -216,7 +229,11 @@ export class ServerSession {
 
   private onMessage(id: number, bytes: Uint8Array): void {
     const call = this.calls.get(id);
-    if (call === undefined || call.finished) return;
+    if (call === undefined) {
+      this.checkStarted(id, "MESSAGE");
+      return;
+    }
+    if (call.finished) return;
     if (call.single !== undefined) {
       call.single.count++;
       if (call.single.count > 1) {
@@ -242,7 +259,11 @@ export class ServerSession {
 
   private onEnd(id: number): void {
     const call = this.calls.get(id);
-    if (call === undefined || call.finished) return;
+    if (call === undefined) {
+      this.checkStarted(id, "END");
+      return;
+    }
+    if (call.finished) return;
     const single = call.single;
     if (single === undefined) {
       call.inbound?.end();
@@ -259,6 +280,16 @@ export class ServerSession {
     call.single = undefined;
     if (call.bound.kind === "unary") this.runUnary(call, single.value);
     else this.runStreaming(call, single.value);
+  }
+
+  /**
+   * A frame for an id that is not active: ignored when a REQUEST started it (the call ended;
+   * the peer sent before it knew), a violation when no REQUEST ever did.
+   */
+  private checkStarted(id: number, what: string): void {
+    if (id > this.lastId || id === 0) {
+      throw protocolError(`${what} for call id ${id}, which no REQUEST started`);
+    }
   }
 
   private decodeRequestMessage(call: ServerCall, bytes: Uint8Array): unknown {
@@ -448,9 +479,6 @@ function readDeadline(call: ServerCall): number {
 
 const NOTHING: unique symbol = Symbol("nothing");
 
-function protocolError(
-  message: string,
-  reason: "protocol-violation" | "unknown-frame-type" = "protocol-violation",
-): NearwireError {
+function protocolError(message: string, reason: ErrorReason = "protocol-violation"): NearwireError {
   return new NearwireError(Code.Internal, message, { reason });
 }
