@@ -1,4 +1,10 @@
 export type {
+  ChannelPair,
+  ChannelSuiteOptions,
+  ChannelSupports,
+} from "./channel-suite.js";
+export { channelSuite } from "./channel-suite.js";
+export type {
   CodecSuiteOptions,
   CodecSuiteType,
   RandomBytesOptions,

@@ -16,6 +16,8 @@ export type { HealthService, HealthServiceOptions } from "./health/health-servic
 export { createHealthService, HealthDefinition } from "./health/health-service.js";
 export { jsonCodec } from "./json-codec.js";
 export { loadAddon } from "./load-addon.js";
+export type { MemoryChannelOptions } from "./memory/memory-channel.js";
+export { memoryChannelPair } from "./memory/memory-channel.js";
 export type { MemoryTransportOptions } from "./memory/memory-transport.js";
 export { createMemoryTransport } from "./memory/memory-transport.js";
 export type { ErrorReason, NearwireErrorOptions } from "./nearwire-error.js";
