@@ -27,7 +27,8 @@ export type ErrorReason =
   | "call-ids-exhausted"
   | "nothing-listens"
   | "codec-mismatch"
-  | "transport-mismatch";
+  | "transport-mismatch"
+  | "symlink";
 
 /** Options of {@link NearwireError}. */
 export interface NearwireErrorOptions extends ErrorOptions {
