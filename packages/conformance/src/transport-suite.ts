@@ -10,8 +10,8 @@ import { lifecycleSuite } from "./suites/lifecycle.js";
 import { limitsSuite } from "./suites/limits.js";
 import { orderingSuite } from "./suites/ordering.js";
 import { peerDeathSuite } from "./suites/peer-death.js";
-import { swapTransparencySuite } from "./suites/swap-transparency.js";
 import { serverSetupSuite } from "./suites/server-setup.js";
+import { swapTransparencySuite } from "./suites/swap-transparency.js";
 import { unknownMethodSuite } from "./suites/unknown-method.js";
 import { createTmpResources, type TmpResources } from "./tmp-resources.js";
 

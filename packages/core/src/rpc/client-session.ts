@@ -390,7 +390,14 @@ export class ClientSession {
         "response",
       );
     } catch (err) {
-      const e = NearwireError.from(err, Code.Internal);
+      let e = NearwireError.from(err, Code.Internal);
+      // A response this side cannot decode is INTERNAL (§5.6), as gRPC has it; the reason stays.
+      if (e.code === Code.InvalidArgument) {
+        e = new NearwireError(Code.Internal, e.message, {
+          cause: e.cause,
+          ...(e.reason === undefined ? {} : { reason: e.reason }),
+        });
+      }
       this.cancel(call, e.code, e.message, e);
       return;
     }
