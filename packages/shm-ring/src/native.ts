@@ -53,34 +53,17 @@ export const native: NativeAddon = loadAddon<NativeAddon>(
 export const addonPath: string = locateAddon();
 
 /**
- * Maps an errno error thrown by the addon to a NearwireError: ENOSPC/ENOMEM/EMFILE/EFBIG/EFAULT
- * (a page could not be had) → RESOURCE_EXHAUSTED, EACCES/EPERM/EROFS → PERMISSION_DENIED, ENOENT/ESRCH → UNAVAILABLE
- * when opening a peer's segment (it is gone) or FAILED_PRECONDITION when creating one (no such
- * directory), ENOTDIR → FAILED_PRECONDITION, anything else → INTERNAL.
+ * Maps an errno error thrown by the addon to a NearwireError with core's one errno mapping
+ * (`NearwireError.from`: ENOSPC/ENOMEM/EMFILE/EFBIG/EFAULT → RESOURCE_EXHAUSTED,
+ * EACCES/EPERM/EROFS → PERMISSION_DENIED, ENOENT/ESRCH → UNAVAILABLE `peer-closed`, ENOTDIR →
+ * FAILED_PRECONDITION, anything else → INTERNAL), except that ENOENT/ESRCH when creating a
+ * segment (not `opening` a peer's) means no such directory: FAILED_PRECONDITION.
  */
 export function nativeError(cause: unknown, what: string, opening = false): NearwireError {
   const errno = (cause as NodeJS.ErrnoException).code;
-  const message = `${what}: ${(cause as Error).message}`;
-  switch (errno) {
-    case "ENOSPC":
-    case "ENOMEM":
-    case "EMFILE":
-    case "ENFILE":
-    case "EFBIG":
-    case "EFAULT":
-      return new NearwireError(Code.ResourceExhausted, message, { cause });
-    case "EACCES":
-    case "EPERM":
-    case "EROFS":
-      return new NearwireError(Code.PermissionDenied, message, { cause });
-    case "ENOENT":
-    case "ESRCH":
-      if (opening)
-        return new NearwireError(Code.Unavailable, message, { cause, reason: "peer-closed" });
-      return new NearwireError(Code.FailedPrecondition, message, { cause });
-    case "ENOTDIR":
-      return new NearwireError(Code.FailedPrecondition, message, { cause });
-    default:
-      return new NearwireError(Code.Internal, message, { cause });
-  }
+  if (!opening && (errno === "ENOENT" || errno === "ESRCH"))
+    return new NearwireError(Code.FailedPrecondition, `${what}: ${(cause as Error).message}`, {
+      cause,
+    });
+  return NearwireError.from(cause, Code.Internal, what);
 }
