@@ -86,6 +86,8 @@ function fixture(): TransferReport {
     seedTiming: { warmupMs: 1000, durationMs: 2000 },
     fileDir: "/tmp (ext4)",
     memoryDir: "/dev/shm (tmpfs)",
+    loadAverage: { start: 0.5, end: 0.7 },
+    cores: 2,
     runs: [
       {
         spec: { kind: "baseline", key: "transfer-baseline:cp/1GiB", baseline: "cp", bytes: GiB },

@@ -11,7 +11,7 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type {
@@ -65,6 +65,10 @@ export interface TransferReport {
   /** Where files lived (`/tmp/...` on which filesystem) and where memory roots lived. */
   fileDir: string;
   memoryDir: string | undefined;
+  /** 1-minute load average of the machine when the run began and ended (other processes). */
+  loadAverage: { start: number; end: number };
+  /** Logical cores of the machine. */
+  cores: number;
   runs: TransferRun[];
 }
 
@@ -164,6 +168,7 @@ export async function runTransferBench(
   settings: TransferBenchSettings,
 ): Promise<TransferReport> {
   const startedAt = new Date().toISOString();
+  const loadAtStart = loadavg()[0] as number;
   const work = mkdtempSync(join(tmpdir(), "nearwire-bench-transfer-"));
   const memoryDir = existsSync("/dev/shm")
     ? mkdtempSync(join("/dev/shm", "nearwire-bench-transfer-"))
@@ -326,6 +331,8 @@ export async function runTransferBench(
     seedTiming: timing,
     fileDir: `${tmpdir()} (${fsType(tmpdir())})`,
     memoryDir: memoryDir === undefined ? undefined : `/dev/shm (${fsType("/dev/shm")})`,
+    loadAverage: { start: loadAtStart, end: loadavg()[0] as number },
+    cores: availableParallelism(),
     runs,
   };
 }
