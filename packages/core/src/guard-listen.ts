@@ -70,4 +70,8 @@ class GuardedServer implements Server {
     })();
     return this.#closing;
   }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 }

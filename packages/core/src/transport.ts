@@ -88,6 +88,11 @@ export interface Server {
    * (default 5000), then cancels what remains and closes every connection.
    */
   close(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * `close()` with the default grace, so that `await using server = transport.createServer()`
+   * closes the server (and removes its socket file) when the scope ends.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** A client-side connection; makes typed clients for any number of services. */
@@ -96,6 +101,8 @@ export interface ClientConnection {
   client<S extends ServiceDefinition>(service: S, options: BindOptions): Client<S>;
   /** Closes the connection; calls still in flight fail with UNAVAILABLE. */
   close(): Promise<void>;
+  /** `close()`, so that `await using conn = await transport.connect()` closes it at scope end. */
+  [Symbol.asyncDispose](): Promise<void>;
   /** Resolves when the connection has closed: undefined for a clean close, else the error. */
   readonly closed: Promise<Error | undefined>;
 }

@@ -97,6 +97,10 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
     });
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   async close(): Promise<void> {
     if (this.grpcClient instanceof NearwireError) {
       this.#closedByUs = true;

@@ -152,6 +152,10 @@ export class GrpcServer implements Server {
    * finish) for up to `graceMs` (default {@link DEFAULT_GRACE_MS}), then `forceShutdown`
    * (remaining calls are cancelled: their handlers' `ctx.signal` aborts).
    */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   async close(options?: { graceMs?: number }): Promise<void> {
     if (this.#state !== "listening") {
       this.#state = "closed";

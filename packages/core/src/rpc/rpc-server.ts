@@ -120,6 +120,10 @@ export class RpcServer implements Server, ServerSessionHost {
     });
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   async close(options: { graceMs?: number } = {}): Promise<void> {
     const graceMs = options.graceMs ?? this.graceMs;
     if (!this.draining) for (const hook of this.closeHooks) hook();

@@ -31,6 +31,7 @@ export function connectRpc(channel: Channel, options: RpcOptions = {}): ClientCo
   return {
     closed: session.closed,
     close: () => session.close(),
+    [Symbol.asyncDispose]: () => session.close(),
     client<S extends ServiceDefinition>(service: S, bind: BindOptions): Client<S> {
       const client: Record<string, unknown> = {};
       for (const bound of bindService(service, bind.codec)) {
