@@ -15,7 +15,9 @@ const HEX_KEYS = new Set([
   "crc32c",
   "client-stream",
   "server-stream",
+  "client-frames",
   "record",
+  "bytes",
 ]);
 
 /**

@@ -499,9 +499,10 @@ export class SocketChannel implements Channel {
     this.#state = "closed";
     this.#closeResult = error;
     this.#clearTimer();
-    this.#batchLength = 0;
     const socket = this.#socket;
     if (tell && socket.writable) {
+      // Frames queued before the error go first: GOAWAY is the last frame (PROTOCOL.md §4.3).
+      this.#flush();
       socket.write(encodeFrame(FrameType.GoAway, encodeGoAway(error.code, error.message)));
       socket.end();
       socket.resume();
@@ -509,6 +510,7 @@ export class SocketChannel implements Channel {
     } else {
       socket.destroy();
     }
+    this.#batchLength = 0;
     if (wasPreface) this.#ready.reject(error);
     else this.#notify();
   }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
+import { field, inputBytes, readVectors, type Vector } from "@nearwire/conformance";
 import { type Channel, Code, FrameType, NearwireError } from "@nearwire/core";
 import { decodeGoAway, encodeFrame, encodeHello, FrameDecoder } from "@nearwire/frame";
 import { createUdsChannelProvider } from "../src/index.js";
@@ -98,11 +99,14 @@ async function lastAcceptedClose(): Promise<NearwireError | undefined> {
 }
 
 describe("bad input on the listener (the good connection keeps working)", () => {
-  it("an HTTP request → GOAWAY INVALID_ARGUMENT bad-preface after its first 4 bytes", async () => {
+  it("an HTTP request → GOAWAY INVALID_ARGUMENT bad-preface after its first 4 bytes (vector reject-http-request)", async () => {
+    const v = readVectors().get("reject-http-request") as Vector;
+    const code = Number(field(v, "code")) as Code;
     const raw = await rawConnect({ path });
-    raw.socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    await expectGoAway(raw, Code.InvalidArgument);
-    assertCode(await lastRejection(1), Code.InvalidArgument, "bad-preface");
+    const input = inputBytes(v);
+    raw.socket.write(input.subarray(0, Number(field(v, "reject-after-bytes"))));
+    await expectGoAway(raw, code);
+    assertCode(await lastRejection(1), code, field(v, "reason"));
     await goodStillWorks();
   });
 

@@ -130,6 +130,18 @@ export function swapTransparencySuite(h: SuiteHarness): void {
       },
     );
 
+    h.test(S, "metadata and trailer keys arrive lower-case", async () => {
+      const reply = await s.c.client.metadata({}, { metadata: { "X-Mixed-Case": "v" } });
+      assert.equal(reply.metadata["x-mixed-case"], "v");
+      assert.equal(reply.metadata["X-Mixed-Case"], undefined);
+      const e = await expectCode(
+        s.c.client.fail({ code: Code.NotFound, message: "m", trailers: { "X-Why": "w" } }),
+        Code.NotFound,
+        "fail with a trailer",
+      );
+      assert.deepEqual(e.metadata, { "x-why": "w" });
+    });
+
     h.test(S, "the default message limit is the same: 3 MiB passes both ways", async () => {
       const n = 3 * 1024 * 1024;
       const reply = await s.c.client.echo({ id: 1, text: "y".repeat(n) });

@@ -74,8 +74,9 @@ function encodedMetadata(md: Metadata | undefined): Uint8Array[] | undefined {
   const keys = Object.keys(md);
   if (keys.length === 0) return undefined;
   const parts: Uint8Array[] = [];
+  // Keys go lower-case (PROTOCOL.md §5.3), as gRPC and HTTP/2 have them.
   for (const key of keys) {
-    parts.push(utf8.encode(key), utf8.encode(md[key] ?? ""));
+    parts.push(utf8.encode(key.toLowerCase()), utf8.encode(md[key] ?? ""));
   }
   return parts;
 }

@@ -212,7 +212,10 @@ export class ServerSession {
     );
     call.inbound = inbound;
     if (message !== undefined) this.onMessage(id, message);
-    if (ended) inbound.end();
+    if (ended) {
+      call.halfClosed = true;
+      inbound.end();
+    }
     if (kind === "client_streaming") this.runUnary(call, inbound);
     else this.runStreaming(call, inbound);
   }
@@ -251,7 +254,9 @@ export class ServerSession {
       return;
     }
     const inbound = call.inbound;
-    if (inbound === undefined) return;
+    // No stream and no single request pending: the client's END came already (§5.10).
+    if (inbound === undefined || call.halfClosed)
+      throw protocolError(`MESSAGE on call ${id} after its END`);
     if (!(call.inCredit as InboundCredit).onReceived(bytes.byteLength)) {
       throw protocolError(`call ${id}: peer sent past its credit`);
     }
@@ -268,7 +273,11 @@ export class ServerSession {
     if (call.finished) return;
     const single = call.single;
     if (single === undefined) {
-      call.inbound?.end();
+      const inbound = call.inbound;
+      if (inbound === undefined || call.halfClosed)
+        throw protocolError(`a second END on call ${id}`);
+      call.halfClosed = true;
+      inbound.end();
       return;
     }
     if (single.count !== 1) {
