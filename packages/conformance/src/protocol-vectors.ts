@@ -17,6 +17,7 @@ const HEX_KEYS = new Set([
   "server-stream",
   "client-frames",
   "record",
+  "records",
   "bytes",
 ]);
 
