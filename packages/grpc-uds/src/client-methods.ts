@@ -15,8 +15,8 @@ import {
   type MethodDefinition,
   NearwireError,
   type ServiceDefinition,
-  timeoutError,
 } from "@nearwire/core";
+import { timeoutError } from "@nearwire/core/transport-kit";
 import { toGrpcMetadata } from "./grpc-metadata.js";
 import { serializerFor } from "./serialize.js";
 import { untilAny } from "./until-event.js";

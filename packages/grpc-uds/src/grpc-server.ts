@@ -1,15 +1,14 @@
 import { type ChannelOptions, Server as GrpcJsServer, ServerCredentials } from "@grpc/grpc-js";
 import {
   type BindOptions,
-  bindHandlers,
   Code,
   NearwireError,
   type PeerAuthorizationOptions,
   type Server,
   type ServiceDefinition,
   type ServiceImpl,
-  serverCloseHook,
 } from "@nearwire/core";
+import { bindHandlers, serverCloseHook } from "@nearwire/core/transport-kit";
 import {
   bindStreamListener,
   createPeerGate,

@@ -1,11 +1,6 @@
 import type { ChannelOptions } from "@grpc/grpc-js";
-import {
-  type ClientConnection,
-  guardListen,
-  type PeerAuthorizationOptions,
-  type Server,
-  type Transport,
-} from "@nearwire/core";
+import type { ClientConnection, PeerAuthorizationOptions, Server, Transport } from "@nearwire/core";
+import { guardListen } from "@nearwire/core/transport-kit";
 import {
   checkPeerAuthorization,
   DEFAULT_SOCKET_MODE,

@@ -7,13 +7,8 @@ import type {
   sendUnaryData,
   UntypedHandleCall,
 } from "@grpc/grpc-js";
-import {
-  Code,
-  type MessageCodec,
-  type MethodDefinition,
-  NearwireError,
-  type ServedMethod,
-} from "@nearwire/core";
+import { Code, type MessageCodec, type MethodDefinition, NearwireError } from "@nearwire/core";
+import type { ServedMethod } from "@nearwire/core/transport-kit";
 import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
 import { GrpcHandlerContext } from "./handler-context.js";
 import { decodeError, identity, serializerFor } from "./serialize.js";

@@ -4,10 +4,10 @@ import {
   type ChannelListener,
   type ChannelProvider,
   Code,
-  FrameType,
   NearwireError,
   type PeerAuthorizationOptions,
 } from "@nearwire/core";
+import { FrameType } from "@nearwire/core/protocol";
 import {
   DEFAULT_MAX_FRAME_BYTES,
   encodeFrame,

@@ -16,15 +16,8 @@ import {
   startServerProcess,
   writeInRandomChunks,
 } from "@nearwire/conformance";
-import {
-  Code,
-  defineService,
-  envelope,
-  FrameType,
-  jsonCodec,
-  messageType,
-  unary,
-} from "@nearwire/core";
+import { Code, defineService, jsonCodec, messageType, unary } from "@nearwire/core";
+import { envelope, FrameType } from "@nearwire/core/protocol";
 import { encodeFrame, encodeHello } from "@nearwire/frame";
 import { createUdsTransport } from "../src/index.js";
 import { tempDir } from "./helpers.js";
