@@ -57,14 +57,14 @@ class Recorder {
   readonly frames: { type: number; payload: Uint8Array }[] = [];
   closeCount = 0;
   closeError: NearwireError | undefined;
-  readonly #closed: Promise<NearwireError | undefined>;
+  private readonly closedPromise: Promise<NearwireError | undefined>;
   onFrame: (type: number, payload: Uint8Array) => void = (type, payload) => {
     this.frames.push({ type, payload: payload.slice() });
   };
 
   constructor(channel: Channel) {
     let resolve!: (e: NearwireError | undefined) => void;
-    this.#closed = new Promise((r) => {
+    this.closedPromise = new Promise((r) => {
       resolve = r;
     });
     channel.start({
@@ -79,7 +79,7 @@ class Recorder {
 
   /** The close error (undefined for a clean close); hang guard `ms`. */
   closed(ms = 10_000): Promise<NearwireError | undefined> {
-    return hangGuard(this.#closed, ms, "onClose");
+    return hangGuard(this.closedPromise, ms, "onClose");
   }
 
   /** Waits until `n` frames arrived. */

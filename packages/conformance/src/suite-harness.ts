@@ -57,11 +57,11 @@ const SERVER_EXIT_MS = 15_000;
 
 /** Shared state and helpers of one transportSuite run, handed to every suite file. */
 export class SuiteHarness {
-  #tmp: TmpResources | undefined;
-  #codec: Codec | undefined;
-  #factory: TransportFactoryModule | undefined;
-  readonly #connections = new Set<ClientConnection>();
-  readonly #seenIds = new Set<string>();
+  private resources: TmpResources | undefined;
+  private boundCodec: Codec | undefined;
+  private factory: TransportFactoryModule | undefined;
+  private readonly connections = new Set<ClientConnection>();
+  private readonly seenIds = new Set<string>();
   readonly serverMain: string;
   readonly clientMain: string;
 
@@ -73,19 +73,19 @@ export class SuiteHarness {
 
   /** Called by the top-level `before` hook. */
   init(tmp: TmpResources, codec: Codec, factory: TransportFactoryModule): void {
-    this.#tmp = tmp;
-    this.#codec = codec;
-    this.#factory = factory;
+    this.resources = tmp;
+    this.boundCodec = codec;
+    this.factory = factory;
   }
 
   get tmp(): TmpResources {
-    if (this.#tmp === undefined) throw new Error("suite not initialised");
-    return this.#tmp;
+    if (this.resources === undefined) throw new Error("suite not initialised");
+    return this.resources;
   }
 
   get codec(): Codec {
-    if (this.#codec === undefined) throw new Error("suite not initialised");
-    return this.#codec;
+    if (this.boundCodec === undefined) throw new Error("suite not initialised");
+    return this.boundCodec;
   }
 
   /** A fresh address from the suite's `address` function. */
@@ -139,29 +139,29 @@ export class SuiteHarness {
 
   /** Makes a transport for `address` in this process (the client side). */
   async transport(address: string, factoryOptions?: TransportFactoryOptions) {
-    if (this.#factory === undefined) throw new Error("suite not initialised");
-    return await this.#factory.createTransport(address, factoryOptions);
+    if (this.factory === undefined) throw new Error("suite not initialised");
+    return await this.factory.createTransport(address, factoryOptions);
   }
 
   /** Connects to `address` and makes a conformance client; closed at teardown if still open. */
   async connect(address: string, factoryOptions?: TransportFactoryOptions): Promise<Connected> {
     const transport = await this.transport(address, factoryOptions);
     const conn = await transport.connect();
-    this.#connections.add(conn);
+    this.connections.add(conn);
     return { conn, client: conn.client(conformanceService, { codec: this.codec }) };
   }
 
   /** Closes a connection made by {@link connect}. */
   async disconnect(c: Connected | undefined): Promise<void> {
     if (c === undefined) return;
-    this.#connections.delete(c.conn);
+    this.connections.delete(c.conn);
     await c.conn.close();
   }
 
   /** Closes every connection still open (teardown). */
   async closeConnections(): Promise<void> {
-    const all = [...this.#connections];
-    this.#connections.clear();
+    const all = [...this.connections];
+    this.connections.clear();
     await Promise.allSettled(all.map((c) => c.close()));
   }
 
@@ -176,7 +176,7 @@ export class SuiteHarness {
     opts: CaseOptions = {},
   ): void {
     const id = `${suite}/${name}`;
-    this.#seenIds.add(id);
+    this.seenIds.add(id);
     const missing = (opts.requires ?? []).filter((f) => !this.options.supports[f]);
     const known = this.options.knownFailures.get(id);
     const skip = missing.length > 0 ? `transport does not support ${missing.join(", ")}` : false;
@@ -198,9 +198,9 @@ export class SuiteHarness {
 
   /** Known-failure entries that name no registered test (checked at suite end). */
   staleKnownFailures(): string[] {
-    const ran = new Set([...this.#seenIds].map((id) => id.slice(0, id.indexOf("/"))));
+    const ran = new Set([...this.seenIds].map((id) => id.slice(0, id.indexOf("/"))));
     return [...this.options.knownFailures.keys()].filter(
-      (id) => !this.#seenIds.has(id) && ran.has(id.slice(0, id.indexOf("/"))),
+      (id) => !this.seenIds.has(id) && ran.has(id.slice(0, id.indexOf("/"))),
     );
   }
 }
