@@ -15,13 +15,12 @@ import {
   type Channel,
   type ChannelHandler,
   Code,
-  checkSend,
   codeName,
-  FrameType,
-  isSendableType,
   NearwireError,
   type Peer,
 } from "@nearwire/core";
+import { FrameType } from "@nearwire/core/protocol";
+import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import {
   crc32c,
   decodeGoAway,

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { field, inputBytes, readVectors, type Vector } from "@nearwire/conformance";
-import { type Channel, Code, FrameType, NearwireError } from "@nearwire/core";
+import { type Channel, Code, NearwireError } from "@nearwire/core";
+import { FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, encodeHello, FrameDecoder } from "@nearwire/frame";
 import { createUdsChannelProvider } from "../src/index.js";
 import {
