@@ -43,6 +43,7 @@ export type { RunReadmeExampleOptions } from "./readme-examples.js";
 export { readmeExamples, runReadmeExample } from "./readme-examples.js";
 export type { Rng } from "./seeded.js";
 export { derivedPrng, prng, seededBytes } from "./seeded.js";
+export { checkSeq, readSeq, seqFrame } from "./seq-frames.js";
 export type { ServerProcess } from "./server-process.js";
 export { startServerProcess } from "./server-process.js";
 export type { TransportSupports } from "./suite-harness.js";

@@ -13,7 +13,7 @@ import {
   segmentBytesFor,
   writeHeader,
 } from "../src/index.js";
-import { checkSeq, seqFrame } from "./fixtures/seq.js";
+import { checkSeq, seqFrame } from "@nearwire/conformance/seq-frames";
 
 const RING = 4096;
 
