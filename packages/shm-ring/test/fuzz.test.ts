@@ -12,12 +12,9 @@ import {
 } from "@nearwire/conformance";
 import { Code } from "@nearwire/core";
 import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
-import {
-  attachSegment,
-  createShmRingChannelProvider,
-  HEADER_BYTES,
-  type Segment,
-} from "../src/index.js";
+import { createShmRingChannelProvider } from "../src/index.js";
+import { HEADER_BYTES } from "../src/subpath-ring.js";
+import { attachSegment, type Segment } from "../src/subpath-segment.js";
 import {
   eventually,
   leakCheckedTempDir,

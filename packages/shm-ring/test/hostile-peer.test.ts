@@ -5,15 +5,14 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Channel, Code } from "@nearwire/core";
 import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
+import { createShmRingChannelProvider } from "../src/index.js";
+import { HEADER_BYTES, segmentBytesFor } from "../src/subpath-ring.js";
 import {
   attachSegment,
   createSegment,
-  createShmRingChannelProvider,
-  HEADER_BYTES,
   type Segment,
   ShmRingChannel,
-  segmentBytesFor,
-} from "../src/index.js";
+} from "../src/subpath-segment.js";
 import {
   eventually,
   leakCheckedTempDir,
