@@ -136,7 +136,7 @@ const native = nearwireNative ?? nodeRsNative;
  *   64 KiB 84,000 vs 3,600 → 64.
  * - `@node-rs/crc32` (~103 ns per call): 96 B 105 vs 116, 128 B 151 vs 135, 64 KiB 84,000 vs
  *   12,100 → 128.
- * `node --import tsx packages/frame/scripts/crc-threshold.ts` reproduces the measurement.
+ * `node --import tsx packages/frame/bench/crc-threshold.ts` reproduces the measurement.
  */
 export const CRC32C_NATIVE_MIN_BYTES: number = nearwireNative !== undefined ? 64 : 128;
 
