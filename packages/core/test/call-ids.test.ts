@@ -364,7 +364,7 @@ describe("the nearwire-reason trailer (PROTOCOL.md §5.6)", () => {
     assert.ok(p);
     const st = envelope.decodeStatus(p);
     assert.equal(st.code, Code.InvalidArgument);
-    assert.deepEqual(st.trailers, { "nearwire-reason": "decode-failed" });
+    assert.deepEqual(st.trailers, { "nearwire-codec": "json", "nearwire-reason": "decode-failed" });
   });
 });
 

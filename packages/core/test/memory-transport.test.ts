@@ -117,6 +117,29 @@ describe("createMemoryTransport: the rules every transport shares (issue 15)", (
     await server.close();
   });
 
+  it("codec mismatch: the error says which codec each side speaks", async () => {
+    const { server, conn } = await started();
+    const msgpackish = {
+      ...jsonCodec,
+      name: "msgpack",
+      forType: () => ({
+        encode: () => new Uint8Array([0x81, 0xa1, 0x6e, 0x01]),
+        decode: () => ({}),
+        decodesInPlace: false,
+      }),
+    };
+    const other = conn.client(NumService, { codec: msgpackish as never });
+    await assert.rejects(other.echo({ n: 1 }), (e: NearwireError) => {
+      assert.equal(e.code, Code.InvalidArgument);
+      assert.equal(e.reason, "codec-mismatch");
+      assert.match(e.message, /^client speaks msgpack, server json: /);
+      assert.deepEqual(e.metadata, {});
+      return true;
+    });
+    await conn.close();
+    await server.close();
+  });
+
   it("connect with no server: UNAVAILABLE nothing-listens, and the message says so", async () => {
     await assert.rejects(createMemoryTransport().connect(), (e: NearwireError) => {
       assert.equal(e.code, Code.Unavailable);

@@ -11,13 +11,13 @@ import {
 import {
   type CallOptions,
   Code,
-  type MessageCodec,
+  type Codec,
   type MethodDefinition,
   NearwireError,
   type ServiceDefinition,
 } from "@nearwire/core";
 import { timeoutError } from "@nearwire/core/transport-kit";
-import { toGrpcMetadata } from "./grpc-metadata.js";
+import { toGrpcMetadata, withServerCodec } from "./grpc-metadata.js";
 import { serializerFor } from "./serialize.js";
 import { untilAny } from "./until-event.js";
 
@@ -33,6 +33,8 @@ export interface CallSite {
 
 interface BoundMethod {
   readonly path: string;
+  /** The client's codec name, compared with the server's `nearwire-codec` trailer. */
+  readonly codec: string;
   readonly serialize: (value: unknown) => Buffer;
   readonly deserialize: (bytes: Buffer) => unknown;
 }
@@ -62,14 +64,15 @@ type AnyMethod = (...args: any[]) => any;
 export function bindClient(
   site: CallSite,
   service: ServiceDefinition,
-  codecFor: <T>(type: { name: string }) => MessageCodec<T>,
+  codec: Codec,
 ): Record<string, AnyMethod> {
   const client: Record<string, AnyMethod> = {};
   for (const [name, method] of Object.entries(service.methods) as [string, MethodDefinition][]) {
-    const output = codecFor<unknown>(method.output);
+    const output = codec.forType<unknown>(method.output);
     const bound: BoundMethod = {
       path: `/${service.typeName}/${name}`,
-      serialize: serializerFor(codecFor<unknown>(method.input)),
+      codec: codec.name,
+      serialize: serializerFor(codec.forType<unknown>(method.input)),
       deserialize: (bytes) => {
         try {
           return output.decode(bytes);
@@ -252,7 +255,7 @@ function unaryCall(
       (err: ServiceError | null, value?: unknown) => {
         site.calls.delete(call);
         detach?.();
-        if (err !== null) reject(site.mapError(err, signal));
+        if (err !== null) reject(withServerCodec(site.mapError(err, signal), m.codec));
         else if (value instanceof Undecodable) reject(value.error);
         else resolve(value);
       },
@@ -279,7 +282,7 @@ async function* serverStreamCall(
     metadata,
     callOptions,
   );
-  yield* readAll(site, call, signal);
+  yield* readAll(site, call, signal, m.codec);
 }
 
 /**
@@ -290,6 +293,7 @@ async function* readAll(
   site: CallSite,
   call: AsyncIterable<unknown> & { cancel(): void; on(event: "error", fn: () => void): unknown },
   signal: AbortSignal | undefined,
+  codec: string,
 ): AsyncGenerator<unknown, void, undefined> {
   call.on("error", noop);
   site.calls.add(call);
@@ -304,7 +308,7 @@ async function* readAll(
   } catch (err) {
     if (err instanceof NearwireError && err.reason === "decode-failed") throw err;
     ended = true;
-    throw site.mapError(err, signal);
+    throw withServerCodec(site.mapError(err, signal), codec);
   } finally {
     site.calls.delete(call);
     detach?.();
@@ -331,7 +335,8 @@ function clientStreamCall(
       (err: ServiceError | null, value?: unknown) => {
         site.calls.delete(call);
         detach?.();
-        if (err !== null) reject(sourceError ?? site.mapError(err, signal));
+        if (err !== null)
+          reject(sourceError ?? withServerCodec(site.mapError(err, signal), m.codec));
         else if (value instanceof Undecodable) reject(value.error);
         else resolve(value);
       },
@@ -365,7 +370,7 @@ async function* bidiCall(
     cancelCall(call);
   });
   try {
-    yield* readAll(site, call, signal);
+    yield* readAll(site, call, signal, m.codec);
   } catch (err) {
     throw sourceError ?? err;
   }

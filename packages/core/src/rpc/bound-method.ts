@@ -13,6 +13,8 @@ export interface BoundMethod {
   readonly kind: MethodKind;
   readonly input: MessageCodec<unknown>;
   readonly output: MessageCodec<unknown>;
+  /** The codec's name (`json`, `msgpack`, …): a decode failure names it (codec mismatch). */
+  readonly codec: string;
 }
 
 const utf8 = new TextEncoder();
@@ -38,6 +40,7 @@ export function bindService(service: ServiceDefinition, codec: Codec): BoundMeth
       kind: def.kind,
       input: codec.forType(def.input),
       output: codec.forType(def.output),
+      codec: codec.name,
     };
   });
 }

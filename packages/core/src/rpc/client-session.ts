@@ -13,6 +13,7 @@ import {
   encodeRequest,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
+  CODEC_TRAILER,
   REASON_TRAILER,
   readCallId,
   readU32,
@@ -355,7 +356,7 @@ export class ClientSession {
       return;
     }
     if (st.code !== Code.OK) {
-      this.settle(call, statusError(st.code, st.detail, st.trailers), true);
+      this.settle(call, statusError(st.code, st.detail, st.trailers, call.bound.codec), true);
       return;
     }
     if (st.message !== undefined) this.onMessage(call, st.message);
@@ -454,14 +455,29 @@ export class ClientSession {
   }
 }
 
-/** An error STATUS as the caller's error: the `nearwire-reason` trailer becomes its `reason`. */
-function statusError(code: Code, detail: string, trailers: Metadata | undefined): NearwireError {
+/**
+ * An error STATUS as the caller's error: the `nearwire-reason` trailer becomes its `reason`; a
+ * `nearwire-codec` trailer naming another codec than the call's makes it a codec mismatch
+ * (reason `codec-mismatch`, "client speaks msgpack, server json: …").
+ */
+function statusError(
+  code: Code,
+  detail: string,
+  trailers: Metadata | undefined,
+  codec: string,
+): NearwireError {
   if (trailers === undefined) return new NearwireError(code, detail);
   const reason = trailers[REASON_TRAILER];
-  if (reason === undefined) return new NearwireError(code, detail, { metadata: trailers });
-  const { [REASON_TRAILER]: _, ...metadata } = trailers;
+  const theirs = trailers[CODEC_TRAILER];
+  if (reason === undefined && theirs === undefined)
+    return new NearwireError(code, detail, { metadata: trailers });
+  const { [REASON_TRAILER]: _r, [CODEC_TRAILER]: _c, ...metadata } = trailers;
   const opts: NearwireErrorOptions = { metadata };
-  if (reason !== "") opts.reason = reason as ErrorReason;
+  if (theirs !== undefined && theirs !== codec) {
+    opts.reason = "codec-mismatch";
+    return new NearwireError(code, `client speaks ${codec}, server ${theirs}: ${detail}`, opts);
+  }
+  if (reason !== undefined && reason !== "") opts.reason = reason as ErrorReason;
   return new NearwireError(code, detail, opts);
 }
 

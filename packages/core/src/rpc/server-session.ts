@@ -16,6 +16,7 @@ import {
   FLAG_HAS_METADATA,
   latin1OrUtf8,
   malformed,
+  CODEC_TRAILER,
   REASON_TRAILER,
   REQUEST_HEAD_BYTES,
   readCallId,
@@ -314,7 +315,9 @@ export class ServerSession {
       );
     } catch (err) {
       const e = NearwireError.from(err, Code.InvalidArgument);
-      this.finish(call, e.code, e.message, reasonTrailer(e));
+      const trailers: Metadata = { [CODEC_TRAILER]: call.bound.codec };
+      if (e.reason !== undefined) trailers[REASON_TRAILER] = e.reason;
+      this.finish(call, e.code, e.message, trailers);
       return NOTHING;
     }
   }
@@ -493,11 +496,6 @@ const NOTHING: unique symbol = Symbol("nothing");
 
 /** Trailers of a STATUS sent because the server is closing. */
 const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
-
-/** `error`'s reason as a trailer (PROTOCOL.md §5.6), or undefined when it has none. */
-function reasonTrailer(error: NearwireError): Metadata | undefined {
-  return error.reason === undefined ? undefined : { [REASON_TRAILER]: error.reason };
-}
 
 function protocolError(message: string, reason: ErrorReason = "protocol-violation"): NearwireError {
   return new NearwireError(Code.Internal, message, { reason });
