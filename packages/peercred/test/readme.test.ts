@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 
 it("the README example prints uid, gid and pid and exits", () => {
   const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-  const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  assert.ok(code?.includes("\\0peercred-example"), "README has the example");
+  const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  assert.ok(code.includes("\\0peercred-example"), "README has the example");
   const dir = mkdtempSync(fileURLToPath(new URL("../.readme-", import.meta.url)));
   try {
     const file = join(dir, "example.ts");
