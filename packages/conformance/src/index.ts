@@ -33,8 +33,15 @@ export {
   conformanceServiceWithMissing,
   unknownService,
 } from "./conformance-service.js";
-export type { FuzzBatchOptions, FuzzCase } from "./fuzz.js";
-export { fuzzBatch, fuzzRun, processRssBytes, readCorpus, writeInRandomChunks } from "./fuzz.js";
+export type { FuzzBatchOptions, FuzzCase, FuzzLoopOptions, FuzzLoopResult } from "./fuzz.js";
+export {
+  fuzzBatch,
+  fuzzLoop,
+  fuzzRun,
+  processRssBytes,
+  readCorpus,
+  writeInRandomChunks,
+} from "./fuzz.js";
 export { readKnownFailures } from "./known-failures.js";
 export type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 export type { Vector } from "./protocol-vectors.js";

@@ -6,12 +6,10 @@ import { fileURLToPath } from "node:url";
 import {
   derivedPrng,
   type FuzzCase,
-  fuzzBatch,
+  fuzzLoop,
   fuzzRun,
-  prng,
   processRssBytes,
   type Rng,
-  readCorpus,
   type ServerProcess,
   startServerProcess,
   writeInRandomChunks,
@@ -214,49 +212,33 @@ describe("uds fuzz: a real server process under random input", () => {
     }
   }
 
-  /** Feeds a batch at once, then checks the server; a failing batch goes to the corpus. */
-  const batch = (cases: Case[], label: string): Promise<void> =>
-    fuzzBatch({
-      cases,
-      label,
+  it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
+    await healthy("start");
+    const kinds: Record<string, number> = {};
+    const run = await fuzzLoop<Case>({
       seed: SEED,
+      iterations: ITERATIONS,
+      batchSize: BATCH,
       corpus: CORPUS,
-      async run() {
+      generate(rng, name) {
+        const input = randomInput(rng);
+        kinds[input.kind] = (kinds[input.kind] ?? 0) + 1;
+        return { name: `${name} (${input.kind})`, hex: input.bytes.toString("hex") };
+      },
+      async feed(cases, label) {
         // Each input's split points come from its own PRNG, so a run does not depend on timing.
         await Promise.all(
           cases.map((c, k) => send(Buffer.from(c.hex, "hex"), derivedPrng(SEED, k))),
         );
         await healthy(label);
       },
+      rss,
     });
-
-  it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
-    const started = Date.now();
-    await healthy("start");
-    const rssStart = rss();
-    const corpus = readCorpus<Case>(CORPUS);
-    const rng = prng(SEED);
-    for (let i = 0; i < corpus.length; i += BATCH)
-      await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);
-    let rssMax = rss();
-    const kinds: Record<string, number> = {};
-    for (let i = 0; i < ITERATIONS; i += BATCH) {
-      const cases: Case[] = [];
-      for (let j = i; j < Math.min(i + BATCH, ITERATIONS); j++) {
-        const input = randomInput(rng);
-        kinds[input.kind] = (kinds[input.kind] ?? 0) + 1;
-        cases.push({
-          name: `seed ${SEED} iteration ${j} (${input.kind})`,
-          hex: input.bytes.toString("hex"),
-        });
-      }
-      await batch(cases, `iteration ${i}`);
-      rssMax = Math.max(rssMax, rss());
-    }
+    const { rssStartBytes: rssStart, rssMaxBytes: rssMax } = run;
     await healthy("the end");
     const rssEnd = rss();
     t.diagnostic(
-      `seed ${SEED}: ${corpus.length} corpus cases + ${ITERATIONS} random inputs ${JSON.stringify(kinds)} in ${Date.now() - started} ms; server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}, ${(rssEnd / MiB).toFixed(1)} at the end`,
+      `seed ${SEED}: ${run.corpusCases} corpus cases + ${ITERATIONS} random inputs ${JSON.stringify(kinds)} in ${run.ms} ms; server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}, ${(rssEnd / MiB).toFixed(1)} at the end`,
     );
     assert.ok(
       rssMax - rssStart < 64 * MiB,
