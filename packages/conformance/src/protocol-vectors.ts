@@ -1,3 +1,4 @@
+/** The hex test vectors of PROTOCOL.md, read from the file itself so the doc cannot drift. */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

@@ -1,3 +1,7 @@
+/**
+ * The harness of one transportSuite run: servers in child processes, clients, flags, known
+ * failures.
+ */
 import type { TestContext } from "node:test";
 import { it } from "node:test";
 import type { Client, ClientConnection, Codec } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** Temporary addresses, directories and children of a suite run, checked for leaks at teardown. */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";

@@ -1,3 +1,4 @@
+/** transportSuite(): the one suite every transport runs, one file per behaviour under suites/. */
 import { after, before, describe, it } from "node:test";
 import { readKnownFailures } from "./known-failures.js";
 import { type CodecRef, loadCodec, loadFactory } from "./module-refs.js";

@@ -1,3 +1,4 @@
+/** guardListen: one close()-versus-listen() behaviour for every transport's server. */
 import { Code } from "./code.js";
 import { NearwireError } from "./nearwire-error.js";
 import type { ServiceDefinition } from "./service.js";

@@ -1,3 +1,4 @@
+/** NearwireError, its closed reasons, and the one errno mapping (NearwireError.from). */
 import { Code, codeName } from "./code.js";
 
 /**

@@ -1,3 +1,4 @@
+/** The Transport interface services are written against: servers, clients, calls, contexts. */
 import type { Codec } from "./codec.js";
 import type { Peer } from "./peer.js";
 import type { MethodDefinition, ServiceDefinition } from "./service.js";

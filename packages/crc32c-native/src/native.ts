@@ -1,3 +1,4 @@
+/** The only file that loads the CRC-32C addon (native/addon.c). */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { loadAddon } from "@nearwire/core/transport-kit";

@@ -1,3 +1,4 @@
+/** nearwire metadata and errors to and from gRPC metadata and status. */
 import { Metadata as GrpcMetadata, type ServiceError } from "@grpc/grpc-js";
 import { Code, type ErrorReason, type Metadata, NearwireError } from "@nearwire/core";
 

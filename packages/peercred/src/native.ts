@@ -1,3 +1,4 @@
+/** The only file that loads the SO_PEERCRED addon. */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { loadAddon } from "@nearwire/core/transport-kit";

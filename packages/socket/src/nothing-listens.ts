@@ -1,3 +1,4 @@
+/** Names a connect that found no listener: UNAVAILABLE nothing-listens, with the address. */
 import net from "node:net";
 import { Code, NearwireError } from "@nearwire/core";
 

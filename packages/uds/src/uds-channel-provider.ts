@@ -1,3 +1,4 @@
+/** createUdsChannelProvider: Channels over Unix sockets (path or abstract) and TCP. */
 import net from "node:net";
 import {
   type Channel,

@@ -1,3 +1,4 @@
+/** createUdsTransport: the RPC engine over uds channels. */
 import {
   createRpcTransport,
   DEFAULT_MAX_MESSAGE_BYTES,

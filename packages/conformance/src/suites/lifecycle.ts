@@ -1,3 +1,4 @@
+/** Suite: listen, connect, close, graceful shutdown and restart on one address. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { type ClientConnection, Code } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** Suite: a peer killed with SIGKILL fails its calls; the other side carries on. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** Suite: the same calls give the same results, limits, timeouts and reasons on every transport. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code, type Codec, type MessageCodec } from "@nearwire/core";

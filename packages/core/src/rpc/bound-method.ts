@@ -1,3 +1,6 @@
+/**
+ * Methods bound to a codec (and handlers), shared by every transport; checked encode and decode.
+ */
 import { Code } from "../code.js";
 import type { Codec, MessageCodec } from "../codec.js";
 import { NearwireError } from "../nearwire-error.js";

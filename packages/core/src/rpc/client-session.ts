@@ -1,3 +1,4 @@
+/** The client side of the RPC engine over one Channel (PROTOCOL.md section 5). */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
@@ -6,6 +7,7 @@ import type { CallOptions, Metadata } from "../transport.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
+  CODEC_TRAILER,
   decodeCredit,
   decodeStatus,
   encodeCallId,
@@ -13,7 +15,6 @@ import {
   encodeRequest,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
-  CODEC_TRAILER,
   REASON_TRAILER,
   readCallId,
   readU32,

@@ -1,3 +1,4 @@
+/** RpcServer: the server side of the RPC engine over any ChannelProvider; RpcOptions. */
 import type { ChannelListener, ChannelProvider } from "../channel.js";
 import { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";

@@ -1,3 +1,4 @@
+/** createRpcTransport and connectRpc: a Transport from a ChannelProvider. */
 import type { Channel, ChannelProvider } from "../channel.js";
 import { guardListen } from "../guard-listen.js";
 import type { ServiceDefinition } from "../service.js";

@@ -1,3 +1,4 @@
+/** One call on the server: the handler's context and the engine's state. */
 import type { NearwireError } from "../nearwire-error.js";
 import type { Peer } from "../peer.js";
 import type { HandlerContext, Metadata } from "../transport.js";

@@ -1,3 +1,4 @@
+/** The server side of the RPC engine over one Channel (PROTOCOL.md section 5). */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
@@ -7,6 +8,7 @@ import type { Metadata } from "../transport.js";
 import { decodeChecked, encodeChecked } from "./bound-method.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
+  CODEC_TRAILER,
   decodeCancel,
   decodeCredit,
   END_BYTES,
@@ -16,7 +18,6 @@ import {
   FLAG_HAS_METADATA,
   latin1OrUtf8,
   malformed,
-  CODEC_TRAILER,
   REASON_TRAILER,
   REQUEST_HEAD_BYTES,
   readCallId,
