@@ -6,7 +6,7 @@ import {
   DEFAULT_SOCKET_MODE,
   netPath,
   parseAddress,
-  probeNothingListens,
+  probeListener,
 } from "@nearwire/socket";
 import { GrpcClientConnection } from "./grpc-client-connection.js";
 import { GrpcServer } from "./grpc-server.js";
@@ -111,7 +111,7 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
       }
       const probed = address;
       return GrpcClientConnection.open(grpcTarget(address), clientOptions, connectTimeoutMs, () =>
-        probeNothingListens(
+        probeListener(
           probed.kind === "tcp"
             ? { host: probed.host, port: probed.port }
             : { path: netPath(probed) },
