@@ -51,10 +51,13 @@ export interface TransferSelection {
 
 /** The cases a selection makes from the transports that load here. */
 export async function selectTransferCases(sel: TransferSelection): Promise<TransferCase[]> {
-  const plugins = await loadPlugins(["@nearwire/uds", "@nearwire/grpc-uds", "@nearwire/shm-ring"]);
-  const found = plugins.transports
-    .map((t) => t.id)
-    .filter((id) => TRANSFER_TRANSPORTS.includes(id));
+  // One package at a time: one that fails to load leaves only its own transports out.
+  const found: string[] = [];
+  for (const pkg of ["@nearwire/uds", "@nearwire/grpc-uds", "@nearwire/shm-ring"] as const) {
+    const plugins = await loadPlugins([pkg]).catch(() => undefined);
+    for (const t of plugins?.transports ?? [])
+      if (TRANSFER_TRANSPORTS.includes(t.id) && !found.includes(t.id)) found.push(t.id);
+  }
   const transports = found.filter(
     (id) => sel.transports === undefined || sel.transports.some((p) => id.startsWith(p)),
   );
