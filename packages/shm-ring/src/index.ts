@@ -12,6 +12,7 @@ export {
   RingWriter,
   readHeader,
   segmentBytesFor,
+  TYPE_FRAGMENT,
   writeHeader,
 } from "@nearwire/ring";
 export { addonPath } from "./native.js";
@@ -22,8 +23,4 @@ export { ShmRingChannel } from "./shm-ring-channel.js";
 export type { ShmRingOptions } from "./shm-ring-options.js";
 export { createShmRingChannelProvider } from "./shm-ring-provider.js";
 export type { ShmRingTransportOptions } from "./shm-ring-transport.js";
-export {
-  createShmRingTransport,
-  envelopeHeadroomFor,
-  maxMessageBytesFor,
-} from "./shm-ring-transport.js";
+export { createShmRingTransport, maxFrameBytesFor } from "./shm-ring-transport.js";

@@ -33,6 +33,8 @@ export interface ShmRingChannelParts {
   segment: Segment;
   /** Ring this side writes (0 for the client, 1 for the server). */
   sendRing: 0 | 1;
+  /** Frame limit agreed in the handshake (absent: one record, the peer does not fragment). */
+  maxFrameBytes?: number;
   wait: WaitMode;
   spinUs: number;
   peer: string;
@@ -60,6 +62,7 @@ export class ShmRingChannel extends RingChannel implements Channel {
       buffer: parts.segment.buffer,
       ringBytes: parts.segment.ringBytes,
       sendRing: parts.sendRing,
+      ...(parts.maxFrameBytes === undefined ? {} : { maxFrameBytes: parts.maxFrameBytes }),
       wait: parts.wait,
       spinUs: parts.spinUs,
       peer: parts.peer,
