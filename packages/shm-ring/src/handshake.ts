@@ -6,9 +6,13 @@ import { Code, isCode, NearwireError } from "@nearwire/core";
  * Handshake on the control socket (PROTOCOL.md section 6): frames of
  * `u32 big-endian length | UTF-8 JSON`, at most 4096 bytes, three of them:
  *
- *   client -> server  {"magic":"nearwire-shm","layout":1,"pid":P}
+ *   client -> server  {"magic":"nearwire-shm","layout":1,"pid":P,"maxFrameBytes":Fc}
  *   server -> client  {"magic":"nearwire-shm","layout":1,"pid":S,"fd":F,"ringBytes":C,
- *                      "segmentBytes":B,"maxPayloadBytes":M,"nonce":"16 hex digits"}
+ *                      "segmentBytes":B,"maxPayloadBytes":M,"maxFrameBytes":F,
+ *                      "nonce":"16 hex digits"}
+ *
+ * maxFrameBytes is optional in both (absent: that side does not fragment); the server's is the
+ * agreed frame limit, max(M, min(its own, Fc or M)).
  *   client -> server  {"ready":true}
  *
  * Either side may instead send {"error":{"code":N,"reason":"...","message":"..."}} and close.
