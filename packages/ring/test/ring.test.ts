@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { checkSeq, seqFrame } from "@nearwire/conformance/seq-frames";
 import { Code, type NearwireError } from "@nearwire/core";
 import {
   checkHeader,
@@ -13,7 +14,6 @@ import {
   segmentBytesFor,
   writeHeader,
 } from "../src/index.js";
-import { checkSeq, seqFrame } from "@nearwire/conformance/seq-frames";
 
 const RING = 4096;
 

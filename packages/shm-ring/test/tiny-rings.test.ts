@@ -3,7 +3,11 @@ import { after, before, describe, it } from "node:test";
 import { createMsgpackCodec } from "@nearwire/codec-msgpack";
 import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
 import { Code, type NearwireError } from "@nearwire/core";
-import { createShmRingChannelProvider, createShmRingTransport, maxFrameBytesFor } from "../src/index.js";
+import {
+  createShmRingChannelProvider,
+  createShmRingTransport,
+  maxFrameBytesFor,
+} from "../src/index.js";
 import { maxPayloadFor } from "../src/subpath-ring.js";
 import { leakCheckedTempDir } from "./fixtures/helpers.js";
 import { type Blob, BytesService, blob } from "./fixtures/in-place-server.js";
