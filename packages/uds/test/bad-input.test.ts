@@ -147,9 +147,9 @@ describe("bad input on the listener (the good connection keeps working)", () => 
     await goodStillWorks();
   });
 
-  it("a peer that connects and says nothing is closed after handshakeTimeoutMs", async () => {
+  it("a peer that connects and says nothing gets GOAWAY UNAVAILABLE after handshakeTimeoutMs (§4.2)", async () => {
     const raw = await rawConnect({ path });
-    await raw.ended;
+    await expectGoAway(raw, Code.Unavailable);
     assertCode(await lastRejection(6), Code.Unavailable);
     await goodStillWorks();
   });
@@ -266,6 +266,18 @@ describe("bad answers to a client", () => {
       assertCode(
         await rejection(createUdsChannelProvider({ address: srv.address }).connect()),
         Code.ResourceExhausted,
+      );
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("server GOAWAY with an empty payload → read as UNKNOWN (§4.1)", async () => {
+    const srv = await rawServer((s) => s.end(encodeFrame(FrameType.GoAway, new Uint8Array(0))));
+    try {
+      assertCode(
+        await rejection(createUdsChannelProvider({ address: srv.address }).connect()),
+        Code.Unknown,
       );
     } finally {
       await srv.close();
