@@ -205,7 +205,11 @@ export function channelSuite(options: ChannelSuiteOptions): void {
       await Promise.all([sendSequence(local, frames, 64), sendSequence(remote, frames, 48)]);
       await waitFor(
         "every frame",
-        () => (l.next() >= frames && r.next() >= frames ? true : undefined),
+        () => {
+          // A gap fails at once rather than when the wait runs out.
+          assert.equal(l.gap() ?? r.gap(), undefined);
+          return l.next() >= frames && r.next() >= frames ? true : undefined;
+        },
         { timeoutMs: 30_000, intervalMs: 5 },
       );
       assert.equal(l.gap(), undefined);
