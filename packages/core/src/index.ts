@@ -52,6 +52,8 @@ export type {
   Metadata,
   MethodClient,
   MethodImpl,
+  RequestOf,
+  ResponseOf,
   Server,
   ServiceImpl,
   Transport,

@@ -32,17 +32,22 @@ export interface HandlerContext {
   readonly peer: Peer;
 }
 
-type In<M> = M extends MethodDefinition<infer I, unknown> ? I : never;
-type Out<M> = M extends MethodDefinition<unknown, infer O> ? O : never;
+/** The request message type of method `M` (what a client sends, what a handler receives). */
+export type RequestOf<M> = M extends MethodDefinition<infer I, unknown> ? I : never;
+/** The response message type of method `M` (what a handler returns, what a client receives). */
+export type ResponseOf<M> = M extends MethodDefinition<unknown, infer O> ? O : never;
 
 /** The handler type for one method, by kind. Throw a NearwireError to send its code. */
 export type MethodImpl<M extends MethodDefinition> = M["kind"] extends "unary"
-  ? (request: In<M>, ctx: HandlerContext) => Promise<Out<M>> | Out<M>
+  ? (request: RequestOf<M>, ctx: HandlerContext) => Promise<ResponseOf<M>> | ResponseOf<M>
   : M["kind"] extends "server_streaming"
-    ? (request: In<M>, ctx: HandlerContext) => AsyncIterable<Out<M>>
+    ? (request: RequestOf<M>, ctx: HandlerContext) => AsyncIterable<ResponseOf<M>>
     : M["kind"] extends "client_streaming"
-      ? (requests: AsyncIterable<In<M>>, ctx: HandlerContext) => Promise<Out<M>>
-      : (requests: AsyncIterable<In<M>>, ctx: HandlerContext) => AsyncIterable<Out<M>>;
+      ? (requests: AsyncIterable<RequestOf<M>>, ctx: HandlerContext) => Promise<ResponseOf<M>>
+      : (
+          requests: AsyncIterable<RequestOf<M>>,
+          ctx: HandlerContext,
+        ) => AsyncIterable<ResponseOf<M>>;
 
 /** Handlers for every method of a service. */
 export type ServiceImpl<S extends ServiceDefinition> = {
@@ -51,15 +56,18 @@ export type ServiceImpl<S extends ServiceDefinition> = {
 
 /** The client call signature for one method, by kind. Failures reject with NearwireError. */
 export type MethodClient<M extends MethodDefinition> = M["kind"] extends "unary"
-  ? (request: In<M>, options?: CallOptions) => Promise<Out<M>>
+  ? (request: RequestOf<M>, options?: CallOptions) => Promise<ResponseOf<M>>
   : M["kind"] extends "server_streaming"
-    ? (request: In<M>, options?: CallOptions) => AsyncIterable<Out<M>>
+    ? (request: RequestOf<M>, options?: CallOptions) => AsyncIterable<ResponseOf<M>>
     : M["kind"] extends "client_streaming"
-      ? (requests: AsyncIterable<In<M>> | Iterable<In<M>>, options?: CallOptions) => Promise<Out<M>>
-      : (
-          requests: AsyncIterable<In<M>> | Iterable<In<M>>,
+      ? (
+          requests: AsyncIterable<RequestOf<M>> | Iterable<RequestOf<M>>,
           options?: CallOptions,
-        ) => AsyncIterable<Out<M>>;
+        ) => Promise<ResponseOf<M>>
+      : (
+          requests: AsyncIterable<RequestOf<M>> | Iterable<RequestOf<M>>,
+          options?: CallOptions,
+        ) => AsyncIterable<ResponseOf<M>>;
 
 /** A typed client for a service. */
 export type Client<S extends ServiceDefinition> = {

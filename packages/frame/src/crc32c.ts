@@ -69,7 +69,8 @@ export function crc32cByte(byte: number, initial = 0): number {
   return ~((TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8)) >>> 0;
 }
 
-type Crc32cFn = (data: Uint8Array, initial?: number) => number;
+/** A CRC-32C function: the CRC of `data` chained from `initial` (default 0), unsigned. */
+export type Crc32cFn = (data: Uint8Array, initial?: number) => number;
 
 /** The check value must come out right, else the addon is refused rather than corrupt frames. */
 function passesCheck(fn: NativeCrc32c): boolean {
