@@ -151,10 +151,13 @@ function assertError(
  * top level of a test file. Each test gets a fresh pair from `factory` and closes both ends.
  *
  * ```ts
+ * import { memoryChannelPair } from "@nearwire/core/transport-kit";
+ *
  * channelSuite({
  *   name: "memory",
  *   factory: async () => {
- *     const [local, remote] = memoryChannelPair({ maxPayloadBytes: 1 << 20, highWaterMarkBytes: 1 << 20 });
+ *     const limits = { maxPayloadBytes: 1 << 20, highWaterMarkBytes: 1 << 20 };
+ *     const [local, remote] = memoryChannelPair(limits);
  *     return { local, remote };
  *   },
  *   supports: { closeReason: true, peerCrash: false, sendWith: true },
