@@ -18,7 +18,7 @@ import {
 import { grpcServiceBinding } from "./server-handlers.js";
 import { addServerReflection, type ReflectedService } from "./server-reflection.js";
 
-/** Default grace period of {@link GrpcServer.close}, in ms. */
+/** Default grace period of a grpc-uds `server.close()` (its `graceMs`), in ms. */
 export const DEFAULT_GRACE_MS = 5000;
 
 /**
