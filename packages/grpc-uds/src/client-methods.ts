@@ -139,7 +139,9 @@ function prepare(
     options.metadata === undefined ? new GrpcMetadata() : toGrpcMetadata(options.metadata);
   if (timeoutMs === undefined) return [client, metadata, NO_OPTIONS, options.signal];
   if (timeoutMs > GRPC_MAX_TIMEOUT_MS) {
-    return [client, metadata, NO_OPTIONS, longDeadline(timeoutMs, options.signal)];
+    // Capped at 2^32 − 1 ms, as on every transport (PROTOCOL.md §5.5).
+    const capped = Math.min(Math.ceil(timeoutMs), 0xffffffff);
+    return [client, metadata, NO_OPTIONS, longDeadline(capped, options.signal)];
   }
   return [client, metadata, { deadline: Date.now() + timeoutMs }, options.signal];
 }
