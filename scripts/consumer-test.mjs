@@ -204,8 +204,9 @@ async function probe(p, code) {
 
 const IMPORT_SHM = `
 try {
-  const m = await import("@nearwire/shm-ring");
-  console.log(JSON.stringify({ addonPath: m.addonPath }));
+  await import("@nearwire/shm-ring");
+  const { addonPath } = await import("@nearwire/shm-ring/segment");
+  console.log(JSON.stringify({ addonPath }));
 } catch (e) {
   console.log(JSON.stringify({ code: e.code, reason: e.reason, message: e.message }));
 }`;
@@ -277,7 +278,7 @@ describe("consumer", { concurrency: nodes.length }, () => {
           }
           const got = await probe(
             p,
-            `const shm = await import("@nearwire/shm-ring");
+            `const shm = await import("@nearwire/shm-ring/segment");
              const frame = await import("@nearwire/frame");
              const peercred = await import("@nearwire/peercred");
              console.log(JSON.stringify({ addonPath: shm.addonPath, crc: frame.crc32cBackend,
