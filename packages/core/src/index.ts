@@ -1,13 +1,7 @@
 export type { Channel, ChannelHandler, ChannelListener, ChannelProvider } from "./channel.js";
-// Transitional: still imported from the root by files being changed in parallel; use
-// `@nearwire/core/protocol` and `@nearwire/core/transport-kit` (these lines go once they do).
-/** @deprecated import from `@nearwire/core/transport-kit` */
-export { checkSend, isSendableType } from "./check-send.js";
 export { Code, codeName, isCode } from "./code.js";
 export type { Codec, MessageCodec, MessageType } from "./codec.js";
 export { createCodec, messageType } from "./codec.js";
-/** @deprecated import from `@nearwire/core/protocol` */
-export { FrameType } from "./frame-type.js";
 export type {
   HealthCheckRequest,
   HealthCheckResponse,
@@ -22,15 +16,8 @@ export { createMemoryTransport } from "./memory/memory-transport.js";
 export type { ErrorReason, NearwireErrorOptions } from "./nearwire-error.js";
 export { NearwireError } from "./nearwire-error.js";
 export type { Peer, PeerAuthorizationOptions } from "./peer.js";
-/** @deprecated import from `@nearwire/core/protocol` */
-export * as envelope from "./rpc/envelope.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";
-/** @deprecated import from `@nearwire/core/protocol` */
-export {
-  DEFAULT_MAX_CONCURRENT_CALLS,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  ENVELOPE_HEADROOM_BYTES,
-} from "./rpc/rpc-server.js";
+export { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_BYTES } from "./rpc/rpc-server.js";
 export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";
 export type { ServerCloseAware } from "./server-close-hook.js";
 export { onServerClose } from "./server-close-hook.js";
