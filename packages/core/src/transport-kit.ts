@@ -6,8 +6,11 @@
  *   `createRpcTransport` serves with).
  * - `guardListen(server)`: makes `close()` win over a pending `listen()` (every transport uses it).
  * - `serverCloseHook(impl)`: the `onServerClose` method of a service impl, if it has one.
- * - `checkSend(type, payload)` / `isSendableType(type)`: the argument check every `Channel.send`
- *   runs (INVALID_ARGUMENT for a type outside 0x10–0xFF or a payload that is not a Uint8Array).
+ * - `checkSend(closed, type, payloadBytes, maxPayloadBytes, peer)` / `isSendableType(type)`: the
+ *   argument check every `Channel.send` runs (UNAVAILABLE `peer-closed` when closed,
+ *   INVALID_ARGUMENT `unknown-frame-type` outside 0x10–0xFF, RESOURCE_EXHAUSTED
+ *   `frame-too-large` over `maxPayloadBytes`).
+ * - `isErrorReason(value)`: whether a reason read off the wire is one of `ErrorReason`.
  * - `bindService`, `bindHandlers`, `BoundMethod`, `ServedMethod`: a service definition bound to a
  *   codec (client side) and to handlers (server side).
  * - `timeoutError(timeoutMs)`: the DEADLINE_EXCEEDED error every client gives.
@@ -19,6 +22,7 @@ export { guardListen } from "./guard-listen.js";
 export { loadAddon } from "./load-addon.js";
 export type { MemoryChannelOptions } from "./memory/memory-channel.js";
 export { memoryChannelPair } from "./memory/memory-channel.js";
+export { isErrorReason } from "./nearwire-error.js";
 export type { BoundMethod } from "./rpc/bound-method.js";
 export { bindHandlers, bindService } from "./rpc/bound-method.js";
 export { timeoutError } from "./rpc/client-session.js";

@@ -28,7 +28,7 @@ import {
   goAwayFrame,
   HANDSHAKE_MAGIC,
   HandshakeReader,
-} from "./handshake.js";
+} from "./control-socket.js";
 import { attachSegment, type CreatedSegment, createSegment } from "./segment.js";
 import { ShmRingChannel, type WaitMode } from "./shm-ring-channel.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type FuzzCase, fuzzLoop, fuzzRun, type Rng } from "@nearwire/conformance";
 import { Code } from "@nearwire/core";
-import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
+import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
 import { createShmRingChannelProvider } from "../src/index.js";
 import { HEADER_BYTES } from "../src/subpath-ring.js";
 import { attachSegment, type Segment } from "../src/subpath-segment.js";

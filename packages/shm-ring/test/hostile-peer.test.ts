@@ -4,7 +4,7 @@ import { createServer, connect as netConnect, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Channel, Code } from "@nearwire/core";
-import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
+import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
 import { createShmRingChannelProvider } from "../src/index.js";
 import { HEADER_BYTES, segmentBytesFor } from "../src/subpath-ring.js";
 import {
