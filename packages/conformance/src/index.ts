@@ -54,6 +54,7 @@ export { checkSeq, readSeq, seqFrame } from "./seq-frames.js";
 export type { ServerProcess } from "./server-process.js";
 export { startServerProcess } from "./server-process.js";
 export type { TransportSupports } from "./suite-harness.js";
+export { threadServer } from "./thread-child.js";
 export type { TmpResources } from "./tmp-resources.js";
 export { createTmpResources, MAX_SOCKET_PATH_BYTES } from "./tmp-resources.js";
 export type { SuiteName, TransportSuiteOptions } from "./transport-suite.js";

@@ -9,6 +9,7 @@ import { spawnTsChild, type TsChild } from "./child-process.js";
 import { type ConformanceService, conformanceService } from "./conformance-service.js";
 import type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 import type { ServerMainConfig } from "./server-main.js";
+import { spawnThreadChild } from "./thread-child.js";
 import type { TmpResources } from "./tmp-resources.js";
 
 /**
@@ -18,6 +19,11 @@ import type { TmpResources } from "./tmp-resources.js";
 export interface TransportSupports {
   /** Enforces `maxMessageBytes` in both directions (the limits suite). Default true. */
   messageLimits?: boolean;
+  /**
+   * A client in another process can reach the server (the peer-death suite's client
+   * children). False for transports between threads of one process. Default true.
+   */
+  clientProcesses?: boolean;
 }
 
 /** Options of {@link transportSuite}'s harness, after defaults. */
@@ -30,9 +36,14 @@ export interface ResolvedSuiteOptions {
   maxMessageBytes: number;
   orderingMessages: number;
   knownFailures: Map<string, string>;
+  /**
+   * Where servers run: `process` (a child process, default) or `thread` (a worker thread of
+   * the test process, for transports between threads; addresses come from `threadAddress`).
+   */
+  serverIn: "process" | "thread";
 }
 
-/** A conformance server in a child process. */
+/** A conformance server in a child process (or a worker thread: `serverIn`). */
 export interface ServerHandle {
   readonly address: string;
   readonly child: TsChild;
@@ -67,11 +78,13 @@ export class SuiteHarness {
   private readonly connections = new Set<ClientConnection>();
   private readonly seenIds = new Set<string>();
   readonly serverMain: string;
+  readonly serverThread: string;
   readonly clientMain: string;
 
   constructor(readonly options: ResolvedSuiteOptions) {
     const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
     this.serverMain = new URL(`./server-main${ext}`, import.meta.url).pathname;
+    this.serverThread = new URL(`./server-thread${ext}`, import.meta.url).pathname;
     this.clientMain = new URL(`./client-main${ext}`, import.meta.url).pathname;
   }
 
@@ -109,7 +122,10 @@ export class SuiteHarness {
       graceMs: opts.graceMs ?? 5000,
     };
     if (this.options.codecRef !== undefined) config.codec = this.options.codecRef;
-    const child = spawnTsChild(this.serverMain, [JSON.stringify(config)], this.tmp);
+    const child =
+      this.options.serverIn === "thread"
+        ? spawnThreadChild(this.serverThread, address, config, this.tmp)
+        : spawnTsChild(this.serverMain, [JSON.stringify(config)], this.tmp);
     await child.waitForLine("READY", SERVER_READY_MS);
     return {
       address,

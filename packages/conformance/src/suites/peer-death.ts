@@ -130,7 +130,7 @@ export function peerDeathSuite(h: SuiteHarness): void {
           await server.stop();
         }
       },
-      { timeoutMs: 40_000 },
+      { timeoutMs: 40_000, requires: ["clientProcesses"] },
     );
   });
 }
