@@ -1,7 +1,18 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { inspect } from "node:util";
-import { type Channel, type ChannelProvider, Code, connectRpc, defineService, jsonCodec, messageType, NearwireError, serverStreaming, unary } from "../src/index.js";
+import {
+  type Channel,
+  type ChannelProvider,
+  Code,
+  connectRpc,
+  defineService,
+  jsonCodec,
+  messageType,
+  NearwireError,
+  serverStreaming,
+  unary,
+} from "../src/index.js";
 import { envelope, FrameType } from "../src/protocol.js";
 import { bindService } from "../src/rpc/bound-method.js";
 import { ClientSession } from "../src/rpc/client-session.js";

@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type ChannelProvider, Code, type Codec, connectRpc, createCodec, defineService, jsonCodec, type MessageCodec, unary } from "../src/index.js";
+import {
+  type ChannelProvider,
+  Code,
+  type Codec,
+  connectRpc,
+  createCodec,
+  defineService,
+  jsonCodec,
+  type MessageCodec,
+  unary,
+} from "../src/index.js";
 import { FrameType } from "../src/protocol.js";
 import { RpcServer } from "../src/rpc/rpc-server.js";
 import { channelPair } from "./support/channel-pair.js";
