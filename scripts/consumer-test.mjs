@@ -212,6 +212,7 @@ try {
 }`;
 
 before(async () => {
+  const started = performance.now();
   // Every published package, one at a time: each prepack runs turbo and tsc in the shared tree.
   const published = [];
   for (const parent of ["packages", "apps"]) {
@@ -233,6 +234,8 @@ before(async () => {
   );
   const names = readdirSync(tarballs);
   assert.equal(names.length, published.length, names.join(" "));
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`# packed ${names.length} packages (prepack: build, prebuilds) in ${seconds} s`);
   // The same tarballs, the addons' without prebuilds/ (what a platform with no prebuild sees).
   mkdirSync(bare);
   for (const name of names) {
