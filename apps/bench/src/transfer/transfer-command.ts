@@ -17,7 +17,7 @@ The @nearwire/transfer benchmark on its own: the seed's scenario (2 MiB uploads,
 clients), 1 GiB file-to-file and memory-to-memory transfers beside cp and a bare node:net
 pipeline, and RSS growth for 1 GiB and for 10 concurrent 100 MiB transfers. About 5 minutes.
 
-  --small                 the profile the default nearwire-bench run includes (64 MiB, ~30 s)
+  --small                 the profile the default nearwire-bench run includes (64 MiB, about a minute)
   --full                  every transport and codec (several minutes more)
   --filter <regex>        keep cases whose key (transfer-seed:uds/raw/2MiBx10, ...) matches
   --transports <list>     uds,tcp,grpc-uds,shm-ring-spin,shm-ring-adaptive,shm-ring-park

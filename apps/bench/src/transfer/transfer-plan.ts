@@ -53,7 +53,7 @@ export interface TransferPlanInput {
 
 /** Warm-up and window of the seed scenario, per profile (ms). */
 export const SEED_TIMING: Record<TransferProfile, { warmupMs: number; durationMs: number }> = {
-  small: { warmupMs: 500, durationMs: 1000 },
+  small: { warmupMs: 300, durationMs: 700 },
   default: { warmupMs: 1000, durationMs: 2000 },
   full: { warmupMs: 1000, durationMs: 3000 },
 };
@@ -79,7 +79,7 @@ const SEED_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
   full: ["uds", "tcp", "grpc-uds", "shm-ring-adaptive", "shm-ring-park"],
 };
 const SEED_CODECS: Record<TransferProfile, readonly string[]> = {
-  small: ["msgpack", "raw"],
+  small: ["raw"],
   default: ["json", "msgpack", "protobuf", "raw"],
   full: ["json", "msgpack", "protobuf", "flatbuffers", "raw"],
 };
@@ -166,7 +166,7 @@ export function transferPlan(
     if (codec(FILE_CODEC)) {
       out.push(large(transport, FILE_CODEC, "upload", "file"));
       out.push(large(transport, FILE_CODEC, "download", "file"));
-      out.push(large(transport, FILE_CODEC, "download", "memory"));
+      if (profile !== "small") out.push(large(transport, FILE_CODEC, "download", "memory"));
     }
     for (const c of BULK_CODECS[profile].filter(codec))
       out.push(large(transport, c, "upload", "memory"));
