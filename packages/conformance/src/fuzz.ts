@@ -90,6 +90,24 @@ export async function writeInRandomChunks(
   }
 }
 
+/**
+ * Resolves when `socket` closes; rejects after `ms` (default 5000): a server that neither serves
+ * nor closes a connection fed garbage hangs it.
+ */
+export function closedWithin(socket: Socket, ms = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (socket.destroyed) return resolve();
+    const t = setTimeout(
+      () => reject(new Error(`server did not close the connection in ${ms} ms`)),
+      ms,
+    );
+    socket.once("close", () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
 /** Options of {@link fuzzLoop}. */
 export interface FuzzLoopOptions<C extends FuzzCase> {
   /** The run's seed and number of random inputs (see {@link fuzzRun}). */

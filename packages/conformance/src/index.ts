@@ -35,6 +35,7 @@ export {
 } from "./conformance-service.js";
 export type { FuzzBatchOptions, FuzzCase, FuzzLoopOptions, FuzzLoopResult } from "./fuzz.js";
 export {
+  closedWithin,
   fuzzBatch,
   fuzzLoop,
   fuzzRun,

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { connect as netConnect, type Socket } from "node:net";
+import { connect as netConnect } from "node:net";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type FuzzCase, fuzzLoop, fuzzRun, type Rng } from "@nearwire/conformance";
+import { closedWithin, type FuzzCase, fuzzLoop, fuzzRun, type Rng } from "@nearwire/conformance";
 import { Code } from "@nearwire/core";
 import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
 import { createShmRingChannelProvider } from "../src/index.js";
@@ -135,27 +135,12 @@ function randomHandshakeCase(rng: Rng, name: string): Case {
   return { name, kind: "handshake", control: Buffer.concat(bodies).toString("hex"), end: "end" };
 }
 
-/** Waits for `socket` to close (fails after 5 s: the server hangs). */
-function closed(socket: Socket): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (socket.destroyed) return resolve();
-    const t = setTimeout(
-      () => reject(new Error("server did not close the connection in 5 s")),
-      5000,
-    );
-    socket.once("close", () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
-}
-
 async function runCase(address: string, c: Case): Promise<void> {
   const socket = netConnect(address);
   socket.on("error", () => {});
   socket.on("data", () => {});
   await new Promise((r) => socket.once("connect", r));
-  const done = closed(socket);
+  const done = closedWithin(socket);
   let segment: Segment | undefined;
   try {
     if (c.kind === "ring") {

@@ -4,6 +4,7 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
+  closedWithin,
   derivedPrng,
   type FuzzCase,
   fuzzLoop,
@@ -180,16 +181,7 @@ describe("uds fuzz: a real server process under random input", () => {
   async function send(bytes: Buffer, rng: Rng): Promise<void> {
     const sock = net.connect(address);
     sock.on("data", () => {});
-    const closed = new Promise<void>((resolve, reject) => {
-      const t = setTimeout(
-        () => reject(new Error("server did not close the connection in 5 s")),
-        5000,
-      );
-      sock.once("close", () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    const closed = closedWithin(sock);
     sock.on("error", () => {});
     await new Promise<void>((r) => sock.once("connect", () => r()));
     await writeInRandomChunks(sock, bytes, rng);
