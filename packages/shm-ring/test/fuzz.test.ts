@@ -15,7 +15,7 @@ import {
   record,
   seqFrame,
 } from "./fixtures/helpers.js";
-import { type Peer, spawnPeer } from "./fixtures/spawn-peer.js";
+import { closedWith, rssOf, spawnPeer } from "./fixtures/spawn-peer.js";
 
 // Seeded fuzzing of a real shm-ring server process (issue 10 item 10): a raw client handshakes,
 // maps the segment itself (a third mapping: the server's and a healthy client's are others) and
@@ -172,17 +172,6 @@ async function runCase(address: string, c: Case): Promise<void> {
     socket.destroy();
     segment?.release();
   }
-}
-
-async function closedWith(peer: Peer): Promise<{ code: number; reason?: string }[]> {
-  peer.command("closed");
-  return (JSON.parse(await peer.line(5000)) as { closed: { code: number; reason?: string }[] })
-    .closed;
-}
-
-async function rssOf(peer: Peer): Promise<number> {
-  peer.command("rss");
-  return (JSON.parse(await peer.line(5000)) as { rss: number }).rss;
 }
 
 describe("shm-ring fuzz: a real server process under random ring memory and handshakes", () => {
