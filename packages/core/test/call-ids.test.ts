@@ -3,7 +3,6 @@ import { describe, it } from "node:test";
 import { inspect } from "node:util";
 import {
   type Channel,
-  type ChannelProvider,
   Code,
   connectRpc,
   defineService,
@@ -17,7 +16,7 @@ import { envelope, FrameType } from "../src/protocol.js";
 import { bindService } from "../src/rpc/bound-method.js";
 import { ClientSession } from "../src/rpc/client-session.js";
 import { RpcServer } from "../src/rpc/rpc-server.js";
-import { channelPair } from "./support/channel-pair.js";
+import { channelPair, pairProvider } from "./support/channel-pair.js";
 
 interface Num {
   n: number;
@@ -71,17 +70,8 @@ function rawServer() {
 /** A real server on one end of a pair; the test plays the client with raw frames. */
 async function rawClient() {
   const [serverEnd, clientEnd] = channelPair();
-  let accepted: ((ch: Channel) => void) | undefined;
-  const provider: ChannelProvider = {
-    name: "pair",
-    async listen(onChannel) {
-      accepted = onChannel;
-      return { address: "pair", close: async () => {} };
-    },
-    async connect() {
-      return clientEnd;
-    },
-  };
+  const { provider, accept } = pairProvider(serverEnd, clientEnd);
+
   const server = new RpcServer(provider).addService(
     Svc,
     {
@@ -101,7 +91,7 @@ async function rawClient() {
     { codec: jsonCodec },
   );
   await server.listen();
-  accepted?.(serverEnd);
+  accept();
   const frames: Sent = [];
   let closedWith: NearwireError | undefined | null = null;
   clientEnd.start({

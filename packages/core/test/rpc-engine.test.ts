@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
-  type ChannelProvider,
   Code,
   type Codec,
   connectRpc,
@@ -13,23 +12,14 @@ import {
 } from "../src/index.js";
 import { FrameType } from "../src/protocol.js";
 import { RpcServer } from "../src/rpc/rpc-server.js";
-import { channelPair } from "./support/channel-pair.js";
+import { channelPair, pairProvider } from "./support/channel-pair.js";
 import { engineCases } from "./support/engine-cases.js";
 import { type Num, NumService, NumT, numHandlers } from "./support/num-service.js";
 
 function setup(pair: { sendWith?: boolean } = {}, codec: Codec = jsonCodec) {
   const [serverEnd, clientEnd] = channelPair(pair);
-  let accepted: ((ch: typeof serverEnd) => void) | undefined;
-  const provider: ChannelProvider = {
-    name: "pair",
-    async listen(onChannel) {
-      accepted = onChannel;
-      return { address: "pair", close: async () => {} };
-    },
-    async connect() {
-      return clientEnd;
-    },
-  };
+  const { provider, accept } = pairProvider(serverEnd, clientEnd);
+
   const seen = { aborted: 0, produced: 0 };
   const server = new RpcServer(provider).addService(NumService, numHandlers(seen), { codec });
   return {
@@ -38,7 +28,7 @@ function setup(pair: { sendWith?: boolean } = {}, codec: Codec = jsonCodec) {
     clientEnd,
     async start() {
       await server.listen();
-      accepted?.(serverEnd);
+      accept();
       const conn = connectRpc(clientEnd);
       return Object.assign(conn.client(NumService, { codec }), { conn });
     },
