@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
-import { prng, type Rng } from "./seeded.js";
+import { derivedPrng, prng, type Rng } from "./seeded.js";
 
 /**
  * `NEARWIRE_FUZZ_ITERATIONS` (default `defaultIterations`) and `NEARWIRE_FUZZ_SEED` (default
@@ -164,4 +164,54 @@ export async function fuzzLoop<C extends FuzzCase>(
     rssMaxBytes = Math.max(rssMaxBytes, await options.rss());
   }
   return { corpusCases: corpus.length, rssStartBytes, rssMaxBytes, ms: Date.now() - started };
+}
+
+/** A case of a byte-stream fuzzer: the bytes written on one fresh connection, as hex. */
+export interface HexCase extends FuzzCase {
+  hex: string;
+}
+
+/** Options of {@link byteStreamFuzz}. */
+export interface ByteStreamFuzzOptions {
+  seed: number;
+  iterations: number;
+  batchSize: number;
+  corpus: string;
+  /** One random byte stream and its kind (counted in `kinds`). */
+  input(rng: Rng): { kind: string; bytes: Uint8Array };
+  /** Writes `bytes` on a fresh connection, split by `rng`, and ends it. */
+  send(bytes: Buffer, rng: Rng): Promise<void>;
+  /** Checks that the server still serves (a healthy client's call); throws when it does not. */
+  healthy(label: string): Promise<void>;
+  rss(): number | Promise<number>;
+}
+
+/**
+ * {@link fuzzLoop} for a fuzzer whose inputs are byte streams (uds, grpc-uds): each input of a
+ * batch goes on its own connection at once, split by its own derived PRNG (so a run does not
+ * depend on timing), then the server must still serve. `kinds` counts the inputs by kind.
+ */
+export async function byteStreamFuzz(
+  options: ByteStreamFuzzOptions,
+): Promise<FuzzLoopResult & { kinds: Record<string, number> }> {
+  const kinds: Record<string, number> = {};
+  const result = await fuzzLoop<HexCase>({
+    seed: options.seed,
+    iterations: options.iterations,
+    batchSize: options.batchSize,
+    corpus: options.corpus,
+    generate(rng, name) {
+      const { kind, bytes } = options.input(rng);
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      return { name: `${name} (${kind})`, hex: Buffer.from(bytes).toString("hex") };
+    },
+    async feed(cases, label) {
+      await Promise.all(
+        cases.map((c, k) => options.send(Buffer.from(c.hex, "hex"), derivedPrng(options.seed, k))),
+      );
+      await options.healthy(label);
+    },
+    rss: options.rss,
+  });
+  return { ...result, kinds };
 }

@@ -33,8 +33,16 @@ export {
   conformanceServiceWithMissing,
   unknownService,
 } from "./conformance-service.js";
-export type { FuzzBatchOptions, FuzzCase, FuzzLoopOptions, FuzzLoopResult } from "./fuzz.js";
+export type {
+  ByteStreamFuzzOptions,
+  FuzzBatchOptions,
+  FuzzCase,
+  FuzzLoopOptions,
+  FuzzLoopResult,
+  HexCase,
+} from "./fuzz.js";
 export {
+  byteStreamFuzz,
   closedWithin,
   fuzzBatch,
   fuzzLoop,

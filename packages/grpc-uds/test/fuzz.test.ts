@@ -4,9 +4,7 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
-  derivedPrng,
-  type FuzzCase,
-  fuzzLoop,
+  byteStreamFuzz,
   fuzzRun,
   processRssBytes,
   type Rng,
@@ -29,10 +27,6 @@ const BATCH = 16;
 const CORPUS = fileURLToPath(new URL("./fuzz-corpus/grpc-uds.json", import.meta.url));
 const MiB = 1024 * 1024;
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-
-interface Case extends FuzzCase {
-  hex: string;
-}
 
 /** An HTTP/2 frame: 24-bit length (maybe a lie), type, flags, stream id, payload. */
 function h2frame(rng: Rng): Buffer {
@@ -112,21 +106,14 @@ describe("grpc-uds fuzz: random bytes after the HTTP/2 preface", () => {
 
   it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
     await healthy("start");
-    const run = await fuzzLoop<Case>({
+    const run = await byteStreamFuzz({
       seed: SEED,
       iterations: ITERATIONS,
       batchSize: BATCH,
       corpus: CORPUS,
-      generate(rng, name) {
-        const input = randomInput(rng);
-        return { name: `${name} (${input.kind})`, hex: input.bytes.toString("hex") };
-      },
-      async feed(cases, label) {
-        await Promise.all(
-          cases.map((c, k) => send(Buffer.from(c.hex, "hex"), derivedPrng(SEED, k))),
-        );
-        await healthy(label);
-      },
+      input: randomInput,
+      send,
+      healthy,
       rss,
     });
     const { rssStartBytes: rssStart, rssMaxBytes: rssMax } = run;

@@ -4,10 +4,8 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
+  byteStreamFuzz,
   closedWithin,
-  derivedPrng,
-  type FuzzCase,
-  fuzzLoop,
   fuzzRun,
   processRssBytes,
   type Rng,
@@ -37,10 +35,6 @@ const HelloRequest = messageType<{ name: string }>("nearwire.example.HelloReques
 const HelloReply = messageType<{ text: string }>("nearwire.example.HelloReply");
 const Greeter = defineService("nearwire.example.Greeter", { Say: unary(HelloRequest, HelloReply) });
 const utf8 = new TextEncoder();
-
-interface Case extends FuzzCase {
-  hex: string;
-}
 
 const HELLO = encodeFrame(FrameType.Hello, encodeHello({ version: 1, maxFrameBytes: 65536 }));
 
@@ -206,26 +200,17 @@ describe("uds fuzz: a real server process under random input", () => {
 
   it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
     await healthy("start");
-    const kinds: Record<string, number> = {};
-    const run = await fuzzLoop<Case>({
+    const run = await byteStreamFuzz({
       seed: SEED,
       iterations: ITERATIONS,
       batchSize: BATCH,
       corpus: CORPUS,
-      generate(rng, name) {
-        const input = randomInput(rng);
-        kinds[input.kind] = (kinds[input.kind] ?? 0) + 1;
-        return { name: `${name} (${input.kind})`, hex: input.bytes.toString("hex") };
-      },
-      async feed(cases, label) {
-        // Each input's split points come from its own PRNG, so a run does not depend on timing.
-        await Promise.all(
-          cases.map((c, k) => send(Buffer.from(c.hex, "hex"), derivedPrng(SEED, k))),
-        );
-        await healthy(label);
-      },
+      input: randomInput,
+      send,
+      healthy,
       rss,
     });
+    const kinds = run.kinds;
     const { rssStartBytes: rssStart, rssMaxBytes: rssMax } = run;
     await healthy("the end");
     const rssEnd = rss();
