@@ -12,11 +12,10 @@ import {
   type CallOptions,
   Code,
   type Codec,
-  type MethodDefinition,
   NearwireError,
   type ServiceDefinition,
 } from "@nearwire/core";
-import { timeoutError } from "@nearwire/core/transport-kit";
+import { bindService, timeoutError } from "@nearwire/core/transport-kit";
 import { toGrpcMetadata, withServerCodec } from "./grpc-metadata.js";
 import { serializerFor } from "./serialize.js";
 import { untilAny } from "./until-event.js";
@@ -67,12 +66,12 @@ export function bindClient(
   codec: Codec,
 ): Record<string, AnyMethod> {
   const client: Record<string, AnyMethod> = {};
-  for (const [name, method] of Object.entries(service.methods) as [string, MethodDefinition][]) {
-    const output = codec.forType<unknown>(method.output);
+  // Paths and message codecs come from core's bindService, as on every transport.
+  for (const { name, path, kind, input, output } of bindService(service, codec)) {
     const bound: BoundMethod = {
-      path: `/${service.typeName}/${name}`,
+      path,
       codec: codec.name,
-      serialize: serializerFor(codec.forType<unknown>(method.input)),
+      serialize: serializerFor(input),
       deserialize: (bytes) => {
         try {
           return output.decode(bytes);
@@ -81,7 +80,7 @@ export function bindClient(
         }
       },
     };
-    switch (method.kind) {
+    switch (kind) {
       case "unary":
         client[name] = (request: unknown, options?: CallOptions) =>
           unaryCall(site, bound, request, options);
