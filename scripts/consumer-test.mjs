@@ -224,13 +224,24 @@ before(async () => {
     }
   }
   const filters = published.flatMap((name) => ["--filter", name]);
+  const pnpm = ["-y", "pnpm@12.4.2"];
+  // One build of everything (cached after `pnpm test`), so no prepack needs to build its deps.
+  await run("npx", [...pnpm, "exec", "turbo", "run", "build", "--output-logs=errors-only"], {
+    cwd: root,
+    timeout: 5 * STEP_MS,
+  });
   await run(
     "npx",
-    ["-y", "pnpm@12.4.2", "-r", "--workspace-concurrency=1", ...filters, "pack"].concat([
+    [
+      ...pnpm,
+      "-r",
+      "--workspace-concurrency=1",
+      ...filters,
+      "pack",
       "--pack-destination",
       tarballs,
-    ]),
-    { cwd: root, timeout: 5 * STEP_MS },
+    ],
+    { cwd: root, timeout: 5 * STEP_MS, env: { ...process.env, NEARWIRE_PREPACK_DEPS_BUILT: "1" } },
   );
   const names = readdirSync(tarballs);
   assert.equal(names.length, published.length, names.join(" "));

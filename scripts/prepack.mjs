@@ -13,11 +13,13 @@ const pkgDir = process.cwd();
 const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
 const run = (file, args, cwd) => execFileSync(file, args, { cwd, stdio: "inherit" });
 
-// Dependencies only (`name^...`): this package is built below without maps.
+// Dependencies only (`name^...`): this package is built below without maps. A caller that built
+// every package first (scripts/consumer-test.mjs packs all 14 after one `turbo run build`) sets
+// NEARWIRE_PREPACK_DEPS_BUILT=1 to skip it: a turbo run per package is a third of a pack's time.
 const deps = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).filter((d) =>
   d.startsWith("@nearwire/"),
 );
-if (deps.length > 0)
+if (deps.length > 0 && process.env.NEARWIRE_PREPACK_DEPS_BUILT !== "1")
   run(
     join(root, "node_modules/.bin/turbo"),
     ["run", "build", `--filter=${pkg.name}^...`, "--output-logs=errors-only"],
