@@ -5,6 +5,7 @@ import { type ErrorReason, NearwireError } from "../nearwire-error.js";
 import type { Peer } from "../peer.js";
 import type { Metadata } from "../transport.js";
 import { decodeChecked, encodeChecked } from "./bound-method.js";
+import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
   decodeCancel,
@@ -51,7 +52,7 @@ export interface ServerSessionHost {
  */
 export class ServerSession {
   /** Calls with something pending, by id. */
-  readonly calls = new Map<number, ServerCall>();
+  readonly calls = new CallTable<ServerCall>();
   private readonly writer: EnvelopeWriter;
   /** `ctx.peer` of every call on this connection: one object per connection. */
   private readonly peer: Peer;
@@ -99,8 +100,7 @@ export class ServerSession {
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
   async shutdown(code: Code, message: string): Promise<void> {
     const shared = new NearwireError(code, message);
-    for (const call of [...this.calls.values()])
-      this.finish(call, code, message, undefined, shared);
+    for (const call of this.calls.snapshot()) this.finish(call, code, message, undefined, shared);
     await this.channel.close();
   }
 
@@ -217,8 +217,8 @@ export class ServerSession {
 
   /** Puts `call` in the table (with its deadline): something of it is pending. */
   private register(call: ServerCall, timeoutMs: number): void {
-    if (this.calls.get(call.id) === call) return;
-    this.calls.set(call.id, call);
+    if (this.calls.holds(call)) return;
+    this.calls.add(call);
     this.host.callsChanged();
     if (timeoutMs > 0) {
       call.deadlineTimer = new DeadlineTimer(timeoutMs, () =>
@@ -420,8 +420,7 @@ export class ServerSession {
   ): void {
     if (code !== Code.OK) call.abort(shared ?? new NearwireError(code, message));
     else call.deadlineTimer?.clear();
-    if (this.calls.get(call.id) !== call) return;
-    this.calls.delete(call.id);
+    if (!this.calls.remove(call)) return;
     this.host.callsChanged();
   }
 
@@ -461,7 +460,7 @@ export class ServerSession {
     const reason = error?.message ?? "connection closed";
     if (this.calls.size > 0) {
       const shared = new NearwireError(Code.Unavailable, `connection lost: ${reason}`);
-      for (const call of this.calls.values()) {
+      for (const call of this.calls.snapshot()) {
         call.finished = true;
         call.abort(shared);
       }
