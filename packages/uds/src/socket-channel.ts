@@ -23,7 +23,7 @@ import {
   type Peer,
 } from "@nearwire/core";
 import {
-  crc32c,
+  crc32cRange,
   decodeGoAway,
   decodeHello,
   encodeFrame,
@@ -244,7 +244,7 @@ export class SocketChannel implements Channel {
       if (n >= 0 && n + FRAME_TRAILER_BYTES <= limit) {
         writeFrameHeader(batch, start, type, n);
         const end = start + FRAME_HEADER_BYTES + n;
-        writeFrameTrailer(batch, end, crc32c(batch.subarray(start + 4, end)));
+        writeFrameTrailer(batch, end, crc32cRange(batch, start + 4, end));
         this.#batchLength = end + FRAME_TRAILER_BYTES;
         if (this.#batchLength >= EARLY_FLUSH_BYTES && this.#socket.writableLength === 0)
           this.#flush();
