@@ -4,7 +4,7 @@
 // or declaration maps (the tarball ships no `src/`, so maps would point at missing files), and
 // fails when the entry points named in package.json were not produced.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -42,6 +42,36 @@ for (const entry of new Set(entries)) {
   if (!entry.startsWith("./dist/")) continue;
   if (!existsSync(join(pkgDir, entry))) {
     console.error(`prepack ${pkg.name}: ${entry} was not built`);
+    process.exit(1);
+  }
+}
+
+// Addon packages (a binding.gyp): compile the prebuilt binary the tarball ships for this platform
+// into prebuilds/<platform>-<arch>/ (prebuildify; N-API, so one file serves every Node version;
+// tagged glibc or musl). On install, node-gyp-build loads it when it fits and compiles from the
+// shipped sources only when none does. Headers: npm's `nodedir` when set, else the running
+// Node's own (`<prefix>/include/node`), so no download is needed.
+if (existsSync(join(pkgDir, "binding.gyp"))) {
+  const env = { ...process.env };
+  const prefix = dirname(dirname(process.execPath));
+  if (!env.npm_config_nodedir && existsSync(join(prefix, "include/node/node_api.h")))
+    env.npm_config_nodedir = prefix;
+  rmSync(join(pkgDir, "prebuilds"), { recursive: true, force: true });
+  try {
+    execFileSync(
+      join(root, "node_modules/.bin/prebuildify"),
+      ["--napi", "--strip", "--tag-libc", `--target=${process.versions.node}`],
+      { cwd: pkgDir, env, stdio: "pipe", encoding: "utf8" },
+    );
+  } catch (error) {
+    console.error(
+      `${error.stdout ?? ""}${error.stderr ?? ""}prepack ${pkg.name}: prebuildify failed`,
+    );
+    process.exit(1);
+  }
+  const dir = join(pkgDir, "prebuilds", `${process.platform}-${process.arch}`);
+  if (!existsSync(dir) || !readdirSync(dir).some((f) => f.endsWith(".node"))) {
+    console.error(`prepack ${pkg.name}: no prebuilt addon in ${dir}`);
     process.exit(1);
   }
 }

@@ -1,12 +1,12 @@
 import { once } from "node:events";
 import * as grpc from "@grpc/grpc-js";
+import { seededBytes } from "@nearwire/conformance/seeded";
 import type { CaseSpec } from "./case-spec.js";
 import {
   type BenchClient,
   type BenchServer,
   decodeStreamRequest,
   encodeStreamRequest,
-  seededBytes,
 } from "./endpoint.js";
 
 /**
@@ -58,7 +58,7 @@ export async function startBareGrpcServer(address: string): Promise<BenchServer>
       callback(null, call.request),
     Stream: async (call: grpc.ServerWritableStream<Buffer, Buffer>) => {
       const { count, size } = decodeStreamRequest(call.request);
-      const payload = Buffer.from(seededBytes(size, 7));
+      const payload = Buffer.from(seededBytes(7, size));
       for (let i = 0; i < count; i++) {
         if (!call.write(payload) && !call.cancelled) await once(call, "drain");
       }
@@ -90,7 +90,7 @@ export async function connectBareGrpc(
   await new Promise<void>((resolve, reject) =>
     client.waitForReady(Date.now() + 10_000, (err) => (err ? reject(err) : resolve())),
   );
-  const payload = Buffer.from(seededBytes(spec.payloadBytes, seed));
+  const payload = Buffer.from(seededBytes(seed, spec.payloadBytes));
   return {
     wireBytes: payload.byteLength,
     roundTrip() {

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import net from "node:net";
+import { seededBytes } from "@nearwire/conformance/seeded";
 import type { CaseSpec } from "./case-spec.js";
 import {
   type BenchClient,
@@ -7,7 +8,6 @@ import {
   decodeStreamRequest,
   encodeStreamRequest,
   ReplyQueue,
-  seededBytes,
 } from "./endpoint.js";
 
 /**
@@ -83,7 +83,7 @@ export async function startBareNetServer(address: string): Promise<BenchServer> 
     const echo = frameReader((payload) => writeFrame(sock, payload));
     const stream = frameReader((payload) => {
       const { count, size } = decodeStreamRequest(payload);
-      void sendStream(sock, count, seededBytes(size, 7));
+      void sendStream(sock, count, seededBytes(7, size));
     });
     sock.on("data", (chunk: Buffer) => {
       if (mode === 0) {
@@ -138,7 +138,7 @@ export async function connectBareNet(
   sock.on("error", (err) => replies.fail(err));
   sock.on("close", () => replies.fail(new Error("bare-net: connection closed")));
   sock.write(Buffer.from(spec.mode === "stream" ? "S" : "E"));
-  const payload = seededBytes(spec.payloadBytes, seed);
+  const payload = seededBytes(seed, spec.payloadBytes);
   return {
     wireBytes: payload.byteLength,
     roundTrip() {

@@ -38,6 +38,7 @@ import {
 } from "./runner.js";
 import { type BenchReport, median, summarise } from "./summary.js";
 import { allTables } from "./tables.js";
+import { mainRunTransferCases, measureTransferSection } from "./transfer/transfer-command.js";
 
 /** `apps/bench` (works from `src/` under tsx and from `dist/`). */
 export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -106,9 +107,11 @@ export async function runBench(
     options.filter === undefined || options.filter.test(c.id) || options.filter.test(c.key);
   const cases = options.ci ? buildCiMatrix(input).filter(keep) : buildMatrix(options, input);
   const codecJobs = codecPlan(options, codecNames);
+  const transferCases = await mainRunTransferCases(options);
   if (options.list) {
     for (const c of cases) io.out(c.key);
     for (const j of codecJobs) io.out(`codec:${j.codec}/${j.messages.join(",")}`);
+    for (const c of transferCases) io.out(c.key);
     return 0;
   }
   io.out(`${cases.length} transport cases x ${repeat} run(s), ${codecJobs.length} codec job(s)`);
@@ -179,9 +182,15 @@ export async function runBench(
 
   for (const t of allTables(report.codecs, report.summaries))
     io.out(`\n${t.title}\n${textTable(t.headers, t.rows)}`);
+  const transfer = await measureTransferSection(transferCases, options, pin, io.out);
+  if (transfer !== undefined) report.transfer = transfer;
   writeOutputs(report, options, startedAt, io);
 
-  const exit = report.summaries.some((s) => s.error !== undefined) ? 1 : 0;
+  const exit =
+    report.summaries.some((s) => s.error !== undefined) ||
+    transfer?.runs.some((r) => r.error !== undefined)
+      ? 1
+      : 0;
   if (exit !== 0) io.out("\nsome cases failed (see the tables and the JSON report)");
   if (!options.ci) return exit;
   if (report.ab !== undefined) {

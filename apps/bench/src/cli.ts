@@ -4,10 +4,12 @@ import { NearwireError } from "@nearwire/core";
 import { parseBenchArgs, USAGE } from "./args.js";
 import { runBench } from "./bench.js";
 import { runCompare } from "./compare.js";
+import { runTransferCommand } from "./transfer/transfer-command.js";
 
 /** `nearwire-bench`: see USAGE and apps/bench/README.md. */
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "compare") return runCompare(argv.slice(1));
+  if (argv[0] === "transfer") return runTransferCommand(argv.slice(1));
   let options: ReturnType<typeof parseBenchArgs>;
   try {
     options = parseBenchArgs(argv);

@@ -1,6 +1,6 @@
+import { seededBytes } from "@nearwire/conformance/seeded";
 import { Bench } from "tinybench";
 import type { MessageName } from "./case-spec.js";
-import { seededBytes } from "./endpoint.js";
 import type { BenchMessages } from "./plugins.js";
 
 /** Encode/decode speed and size of one codec × message. */
@@ -60,7 +60,7 @@ export async function benchCodec(
     let value: unknown;
     if (name === "chunk") {
       const chunk = messages.makeChunk(CODEC_CHUNK_BYTES, 1) as { data?: Uint8Array };
-      if (chunk.data instanceof Uint8Array) chunk.data.set(seededBytes(CODEC_CHUNK_BYTES, seed));
+      if (chunk.data instanceof Uint8Array) chunk.data.set(seededBytes(seed, CODEC_CHUNK_BYTES));
       value = chunk;
     } else value = messages.samples[name];
     const mc = codec.forType(messages.messageTypes[name]);

@@ -28,19 +28,6 @@ export interface BenchClient {
   close(): Promise<void>;
 }
 
-/** Deterministic payload bytes (xorshift32), so runs with one seed send identical data. */
-export function seededBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
-
 /** Stream request payload: u32 BE count, u32 BE size. */
 export function encodeStreamRequest(count: number, size: number): Uint8Array {
   const b = new Uint8Array(8);

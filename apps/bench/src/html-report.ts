@@ -10,6 +10,7 @@ import { machineRows, methodBullets, whatRan } from "./run-description.js";
 import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import { allTables, type Table } from "./tables.js";
+import { transferHtml } from "./transfer/transfer-report.js";
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -160,6 +161,7 @@ export function renderHtml(report: BenchReport): string {
       ["charts", "Charts"],
       ["tables", "Tables"],
       ["published", "Published Go tables, reproduced"],
+      ...(report.transfer === undefined ? [] : [["transfer", "Transfer"]]),
       ["machine", "Machine and method"],
     ].map(([id, text]) => `<a href="#${id}">${text}</a>`),
     "</nav>",
@@ -270,6 +272,15 @@ export function renderHtml(report: BenchReport): string {
       { sortable: false, filter: false },
     ),
   );
+
+  if (report.transfer !== undefined)
+    body.push(
+      transferHtml(
+        report.transfer,
+        (t, id) => tableHtml(t, id, { sortable: true, filter: false }),
+        escapeHtml,
+      ),
+    );
 
   body.push(
     '<h2 id="machine">Machine and method</h2>',

@@ -4,6 +4,7 @@ import { machineRows, methodBullets, whatRan } from "./run-description.js";
 import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import { allTables } from "./tables.js";
+import { transferMarkdown } from "./transfer/transfer-report.js";
 
 /**
  * The Markdown report: what was measured, how, on what machine, every table with its ratios,
@@ -72,6 +73,7 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
     out.push("## Charts", "");
     for (const f of chartFiles) out.push(`![${f}](${f})`, "");
   }
+  if (report.transfer !== undefined) out.push(transferMarkdown(report.transfer), "");
   out.push(
     "## Reference (other hardware, Go)",
     "",

@@ -1,3 +1,4 @@
+import { seededBytes } from "@nearwire/conformance/seeded";
 import {
   type Channel,
   type Codec,
@@ -18,7 +19,6 @@ import {
   ReplyQueue,
   STREAM_FRAME,
   STREAM_REQUEST_FRAME,
-  seededBytes,
 } from "./endpoint.js";
 import type { BenchMessages, TransportPlugin } from "./plugins.js";
 
@@ -95,7 +95,7 @@ export async function startRpcServer(
         echo: (m) => m,
         async *stream(request) {
           const { count, size } = decodeStreamRequest(request);
-          const payload = seededBytes(size, 7);
+          const payload = seededBytes(7, size);
           for (let i = 0; i < count; i++) yield payload;
         },
       },
@@ -135,7 +135,7 @@ export async function connectRpc(
   const conn = await plugin.transport(address).connect();
   if (spec.codec === "bytes") {
     const client = conn.client(bytesService, { codec: bytesCodec });
-    const payload = seededBytes(spec.payloadBytes, seed);
+    const payload = seededBytes(seed, spec.payloadBytes);
     return {
       wireBytes: payload.byteLength,
       // The call's own promise, not an async wrapper around it (an extra promise and await
@@ -168,7 +168,7 @@ export async function connectRpc(
       break;
     default: {
       const chunk = messages.makeChunk(spec.payloadBytes, 1) as { data?: Uint8Array };
-      if (chunk.data instanceof Uint8Array) chunk.data.set(seededBytes(spec.payloadBytes, seed));
+      if (chunk.data instanceof Uint8Array) chunk.data.set(seededBytes(seed, spec.payloadBytes));
       value = chunk;
       call = client.echoChunk as (v: unknown) => Promise<unknown>;
     }
@@ -201,7 +201,7 @@ export async function startChannelServer(
         if (type === ECHO_FRAME) ch.send(ECHO_FRAME, payload);
         else if (type === STREAM_REQUEST_FRAME) {
           const { count, size } = decodeStreamRequest(payload);
-          void sendFrames(ch, count, seededBytes(size, 7));
+          void sendFrames(ch, count, seededBytes(7, size));
         }
       },
       onClose() {
@@ -245,7 +245,7 @@ export async function connectChannel(
       replies.fail(error ?? new Error("channel closed"));
     },
   });
-  const payload = seededBytes(spec.payloadBytes, seed);
+  const payload = seededBytes(seed, spec.payloadBytes);
   return {
     wireBytes: payload.byteLength,
     roundTrip() {

@@ -5,6 +5,7 @@ import type { MachineInfo } from "./machine.js";
 import { comparisonKey, type MatrixInput } from "./matrix.js";
 import type { Availability } from "./plugins.js";
 import type { CaseResult } from "./runner.js";
+import type { TransferReport } from "./transfer/transfer-bench.js";
 
 /** Median of a non-empty list (mean of the middle two for even lengths); NaN when empty. */
 export function median(values: readonly number[]): number {
@@ -183,4 +184,6 @@ export interface BenchReport {
     limits: Readonly<Record<string, number>>;
     rows: AbRow[];
   };
+  /** The transfer section (`@nearwire/transfer`): default and `--full` runs, not `--ci`. */
+  transfer?: TransferReport;
 }

@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import type { Codec, MessageCodec, MessageType } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import fc from "fast-check";
+import { seededBytes } from "./seeded.js";
 
 /**
  * What a format does with a strict prefix of a valid encoding.
@@ -86,22 +87,6 @@ export interface CodecSuiteOptions {
   guardDecode?: <T>(decode: () => T) => T;
   /** Seed of the property tests. Default 0x5eed. */
   seed?: number;
-}
-
-/**
- * Seeded pseudo-random bytes (xorshift32), so a failing input reproduces from its seed.
- * `n` bytes; seed 0 is treated as 1.
- */
-export function seededBytes(seed: number, n: number): Uint8Array {
-  let x = seed >>> 0 || 1;
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 /** Asserts `err` is INVALID_ARGUMENT `decode-failed`. */

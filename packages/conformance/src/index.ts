@@ -1,10 +1,16 @@
 export type {
+  ChannelPair,
+  ChannelSuiteOptions,
+  ChannelSupports,
+} from "./channel-suite.js";
+export { channelSuite } from "./channel-suite.js";
+export type {
   CodecSuiteOptions,
   CodecSuiteType,
   RandomBytesOptions,
   Truncation,
 } from "./codec-suite.js";
-export { codecSuite, seededBytes } from "./codec-suite.js";
+export { codecSuite } from "./codec-suite.js";
 export { createConformanceHandlers } from "./conformance-handlers.js";
 export type {
   ConformanceService,
@@ -27,12 +33,16 @@ export {
   conformanceServiceWithMissing,
   unknownService,
 } from "./conformance-service.js";
+export type { FuzzBatchOptions, FuzzCase } from "./fuzz.js";
+export { fuzzBatch, fuzzRun, processRssBytes, readCorpus, writeInRandomChunks } from "./fuzz.js";
 export { readKnownFailures } from "./known-failures.js";
 export type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 export type { Vector } from "./protocol-vectors.js";
 export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";
 export type { RunReadmeExampleOptions } from "./readme-examples.js";
 export { readmeExamples, runReadmeExample } from "./readme-examples.js";
+export type { Rng } from "./seeded.js";
+export { derivedPrng, prng, seededBytes } from "./seeded.js";
 export type { ServerProcess } from "./server-process.js";
 export { startServerProcess } from "./server-process.js";
 export type { TransportSupports } from "./suite-harness.js";

@@ -12,13 +12,6 @@ import type { TmpResources } from "./tmp-resources.js";
  * it off (they show as skipped with the flag's name); never skip tests by hand.
  */
 export interface TransportSupports {
-  /**
-   * The transport is built on a Channel (uds, shm-ring) rather than on a foreign engine
-   * (grpc-uds). Informational today: no test depends on it.
-   */
-  channelLayer: boolean;
-  /** The address may name another host (TCP). Informational: every test runs on one host. */
-  crossHost: boolean;
   /** Enforces `maxMessageBytes` in both directions (the limits suite). Default true. */
   messageLimits?: boolean;
 }

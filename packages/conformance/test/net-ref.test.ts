@@ -6,7 +6,6 @@ transportSuite({
   name: "reference net channel + core RPC engine (path)",
   factoryModule: new URL("./fixtures/net-ref-factory.ts", import.meta.url).href,
   address: (tmp) => tmp.socketPath(),
-  supports: { channelLayer: true, crossHost: false },
   knownFailures: new URL("./fixtures/net-ref-known-failures.txt", import.meta.url),
 });
 
@@ -15,7 +14,6 @@ transportSuite({
   name: "reference net channel + core RPC engine, marked-json codec (abstract)",
   factoryModule: new URL("./fixtures/net-ref-factory.ts", import.meta.url).href,
   address: (tmp) => tmp.abstractName(),
-  supports: { channelLayer: true, crossHost: false },
   codec: { module: new URL("./fixtures/marked-json-codec.ts", import.meta.url).href },
   only: ["call kinds", "limits"],
 });

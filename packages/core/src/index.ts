@@ -16,14 +16,20 @@ export type { HealthService, HealthServiceOptions } from "./health/health-servic
 export { createHealthService, HealthDefinition } from "./health/health-service.js";
 export { jsonCodec } from "./json-codec.js";
 export { loadAddon } from "./load-addon.js";
+export type { MemoryChannelOptions } from "./memory/memory-channel.js";
+export { memoryChannelPair } from "./memory/memory-channel.js";
 export type { MemoryTransportOptions } from "./memory/memory-transport.js";
 export { createMemoryTransport } from "./memory/memory-transport.js";
 export type { ErrorReason, NearwireErrorOptions } from "./nearwire-error.js";
 export { NearwireError } from "./nearwire-error.js";
 export type { Peer, PeerAuthorizationOptions } from "./peer.js";
+export type { BoundMethod } from "./rpc/bound-method.js";
+/** Method binding shared by every transport's servers and clients (grpc-uds included). */
+export { bindHandlers, bindService } from "./rpc/bound-method.js";
 export { timeoutError } from "./rpc/client-session.js";
 /** Encoders and decoders of the RPC envelope (PROTOCOL.md §5), for tests and other clients. */
 export * as envelope from "./rpc/envelope.js";
+export type { ServedMethod } from "./rpc/method-table.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";
 export {
   DEFAULT_MAX_CONCURRENT_CALLS,

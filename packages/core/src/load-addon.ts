@@ -3,17 +3,25 @@ import { Code } from "./code.js";
 import { NearwireError } from "./nearwire-error.js";
 
 /**
- * Loads a compiled Node addon (`.node` file) from the absolute `path`. When it cannot be
- * loaded (not built, or built for another Node ABI) throws {@link NearwireError}
- * FAILED_PRECONDITION with reason `not-built`, the load error as `cause`, and the message
- * `<name> addon not built: <buildHint>`.
+ * Loads a compiled Node addon (`.node` file). `locate` is its absolute path, or a function
+ * returning it that may throw when there is none (an addon package passes node-gyp-build's
+ * `path(packageDir)`: `build/Release/*.node` when compiled in place, else the prebuilt
+ * `prebuilds/<platform>-<arch>/*.node` shipped in the tarball that fits this process). When the
+ * addon cannot be found or loaded (not built, no prebuild fits, or built for another ABI) throws
+ * {@link NearwireError} FAILED_PRECONDITION with reason `not-built`, the error as `cause`, and
+ * the message `<name> addon not built: <buildHint>`.
  *
  * ```ts
- * const native = loadAddon<MyAddon>(addonPath, "shm-ring", "pnpm --filter @nearwire/shm-ring build:native");
+ * const native = loadAddon<MyAddon>(
+ *   () => nodeGypBuild.path(packageDir),
+ *   "shm-ring",
+ *   "npm rebuild @nearwire/shm-ring",
+ * );
  * ```
  */
-export function loadAddon<T>(path: string, name: string, buildHint: string): T {
+export function loadAddon<T>(locate: string | (() => string), name: string, buildHint: string): T {
   try {
+    const path = typeof locate === "string" ? locate : locate();
     return createRequire(import.meta.url)(path) as T;
   } catch (cause) {
     throw new NearwireError(Code.FailedPrecondition, `${name} addon not built: ${buildHint}`, {

@@ -27,7 +27,8 @@ export type ErrorReason =
   | "call-ids-exhausted"
   | "nothing-listens"
   | "codec-mismatch"
-  | "transport-mismatch";
+  | "transport-mismatch"
+  | "symlink";
 
 /** Options of {@link NearwireError}. */
 export interface NearwireErrorOptions extends ErrorOptions {
@@ -87,23 +88,30 @@ export class NearwireError extends Error {
 
   /**
    * Turns any thrown value into a NearwireError. Node errno values map to codes in this one
-   * place: connection loss to UNAVAILABLE, address in use to ALREADY_EXISTS, and so on.
+   * place (for sockets and for the shm-ring addon alike): connection loss to UNAVAILABLE, address
+   * in use to ALREADY_EXISTS, no memory or space to RESOURCE_EXHAUSTED, and so on; an unknown
+   * errno or another Error to `fallback`. `context`, when given, prefixes the message
+   * (`opening segment /proc/9/fd/3: ENOENT …`).
    */
-  static from(reason: unknown, fallback: Code = Code.Unknown): NearwireError {
+  static from(reason: unknown, fallback: Code = Code.Unknown, context?: string): NearwireError {
     if (reason instanceof NearwireError) return reason;
     if (reason instanceof Error) {
+      const message = context === undefined ? reason.message : `${context}: ${reason.message}`;
       const errno = (reason as NodeJS.ErrnoException).code;
       const mapped = errno === undefined ? undefined : errnoCode(errno);
       if (mapped !== undefined) {
         const opts: NearwireErrorOptions = { cause: reason };
         if (mapped.reason !== undefined) opts.reason = mapped.reason;
-        return new NearwireError(mapped.code, reason.message, opts);
+        return new NearwireError(mapped.code, message, opts);
       }
       if (reason.name === "AbortError")
-        return new NearwireError(Code.Canceled, reason.message, { cause: reason });
-      return new NearwireError(fallback, reason.message, { cause: reason });
+        return new NearwireError(Code.Canceled, message, { cause: reason });
+      return new NearwireError(fallback, message, { cause: reason });
     }
-    return new NearwireError(fallback, String(reason));
+    return new NearwireError(
+      fallback,
+      context === undefined ? String(reason) : `${context}: ${String(reason)}`,
+    );
   }
 }
 
@@ -114,6 +122,7 @@ function errnoCode(errno: string): { code: Code; reason?: ErrorReason } | undefi
     case "ECONNABORTED":
     case "EPIPE":
     case "ENOENT":
+    case "ESRCH":
     case "ETIMEDOUT":
     case "EHOSTUNREACH":
     case "ENETUNREACH":
@@ -124,12 +133,17 @@ function errnoCode(errno: string): { code: Code; reason?: ErrorReason } | undefi
       return { code: Code.AlreadyExists, reason: "address-in-use" };
     case "EACCES":
     case "EPERM":
+    case "EROFS":
       return { code: Code.PermissionDenied };
     case "ENOSPC":
     case "ENOMEM":
     case "EMFILE":
     case "ENFILE":
+    case "EFBIG":
+    case "EFAULT":
       return { code: Code.ResourceExhausted };
+    case "ENOTDIR":
+      return { code: Code.FailedPrecondition };
     case "EINVAL":
       return { code: Code.InvalidArgument };
     default:

@@ -334,3 +334,48 @@ describe("NearwireError", () => {
     assert.match(inspect({ wrapped: e }), /DEADLINE_EXCEEDED/);
   });
 });
+
+describe("the nearwire-reason trailer (PROTOCOL.md §5.6)", () => {
+  it("becomes the error's reason and leaves the other trailers as metadata", async () => {
+    const s = rawServer();
+    const p = s.client.echo({ n: 1 });
+    await tick();
+    s.send(
+      FrameType.Status,
+      envelope.encodeStatus(
+        1,
+        Code.InvalidArgument,
+        "request decode failed: x",
+        { "nearwire-reason": "decode-failed", other: "v" },
+        undefined,
+      ),
+    );
+    await assert.rejects(p, (e: NearwireError) => {
+      assert.equal(e.code, Code.InvalidArgument);
+      assert.equal(e.reason, "decode-failed");
+      assert.deepEqual(e.metadata, { other: "v" });
+      return true;
+    });
+  });
+
+  it("the server sends it for a request it cannot decode", async () => {
+    const c = await rawClient();
+    c.send(
+      FrameType.Request,
+      envelope.encodeRequest(
+        1,
+        envelope.FLAG_END_STREAM | envelope.FLAG_HAS_MESSAGE,
+        0,
+        utf8.encode("/test.Svc/echo"),
+        undefined,
+        utf8.encode("{not json"),
+      ),
+    );
+    await tick();
+    const [, p] = c.frames.find(([t]) => t === FrameType.Status) ?? [];
+    assert.ok(p);
+    const st = envelope.decodeStatus(p);
+    assert.equal(st.code, Code.InvalidArgument);
+    assert.deepEqual(st.trailers, { "nearwire-reason": "decode-failed" });
+  });
+});

@@ -208,6 +208,51 @@ describe("createMemoryTransport (the engine in one process)", () => {
   });
 });
 
+describe("createMemoryTransport: the rules every transport shares (issue 15)", () => {
+  it("timeoutMs ≤ 0 fails at once DEADLINE_EXCEEDED, NaN INVALID_ARGUMENT; 2^31 and 2^32 − 1 are honoured", async () => {
+    const { server, conn, client } = await started();
+    for (const timeoutMs of [0, -1, Number.NEGATIVE_INFINITY]) {
+      await assert.rejects(client.echo({ n: 1 }, { timeoutMs }), { code: Code.DeadlineExceeded });
+    }
+    await assert.rejects(client.echo({ n: 1 }, { timeoutMs: Number.NaN }), {
+      code: Code.InvalidArgument,
+    });
+    for (const timeoutMs of [2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 33]) {
+      assert.deepEqual(await client.slow({ n: 5 }, { timeoutMs }), { n: 5 });
+    }
+    await conn.close();
+    await server.close();
+  });
+
+  it("a request the server cannot decode: INVALID_ARGUMENT decode-failed", async () => {
+    const { server, conn } = await started();
+    const broken = {
+      ...jsonCodec,
+      forType: () => ({
+        encode: () => new Uint8Array([0xc1]),
+        decode: () => ({}),
+        decodesInPlace: false,
+      }),
+    };
+    const garbled = conn.client(Svc, { codec: broken as never });
+    await assert.rejects(garbled.echo({ n: 1 }), {
+      code: Code.InvalidArgument,
+      reason: "decode-failed",
+    });
+    await conn.close();
+    await server.close();
+  });
+
+  it("connect with no server: UNAVAILABLE nothing-listens, and the message says so", async () => {
+    await assert.rejects(createMemoryTransport().connect(), (e: NearwireError) => {
+      assert.equal(e.code, Code.Unavailable);
+      assert.equal(e.reason, "nothing-listens");
+      assert.match(e.message, /nothing listens on this memory transport — is the server running\?/);
+      return true;
+    });
+  });
+});
+
 describe("DeadlineTimer", () => {
   it("chains timers past the single-timer limit and fires once, not before its time", async () => {
     const t0 = Date.now();

@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { seededBytes } from "@nearwire/conformance";
 import { Code } from "@nearwire/core";
 import { crc32c, crc32cNativeImplementation } from "../src/index.js";
 import { native } from "../src/native.js";
@@ -15,19 +16,6 @@ function crc32cBitwise(data: Uint8Array, initial = 0): number {
     for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
   }
   return ~crc >>> 0;
-}
-
-/** Seeded xorshift32 bytes. */
-function randomBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 const check = new TextEncoder().encode("123456789");
@@ -62,7 +50,7 @@ describe("@nearwire/crc32c-native", () => {
     });
 
     it(`${name}: agrees with the bitwise reference for every size, offset and initial value`, () => {
-      const pool = randomBytes(100_003 + 64, 20261130);
+      const pool = seededBytes(20261130, 100_003 + 64);
       let seed = 7;
       for (const n of sizes) {
         for (const offset of [0, 1, 3, 7, 8, 13]) {
@@ -76,7 +64,7 @@ describe("@nearwire/crc32c-native", () => {
     });
 
     it(`${name}: 1 MiB + 3 at an odd offset; chaining at any cut equals the whole`, () => {
-      const big = randomBytes(1024 * 1024 + 3 + 5, 99);
+      const big = seededBytes(99, 1024 * 1024 + 3 + 5);
       const view = new Uint8Array(big.buffer, 5, 1024 * 1024 + 3);
       const want = crc32cBitwise(view);
       assert.equal(fn(view), want);

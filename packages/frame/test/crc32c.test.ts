@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { field, inputBytes, readVectors } from "@nearwire/conformance";
+import { field, inputBytes, readVectors, seededBytes } from "@nearwire/conformance";
 import fc from "fast-check";
 import {
   CRC32C_NATIVE_MIN_BYTES,
@@ -30,19 +30,6 @@ const implementations: [string, (d: Uint8Array, i?: number) => number][] = [
   ["crc32c (auto)", crc32c],
 ];
 if (crc32cNative !== undefined) implementations.push(["crc32cNative", crc32cNative]);
-
-/** Seeded xorshift32 bytes. */
-function randomBytes(n: number, seed: number): Uint8Array {
-  const out = new Uint8Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 /** Whether the optional addon package is importable here (built on install with a compiler). */
 async function nearwireNativeImportable(): Promise<boolean> {
@@ -87,7 +74,7 @@ describe("crc32c", () => {
   it("every backend agrees with portable on seeded random inputs of many sizes and offsets", () => {
     const sizes = [0, 65, 127, 128, 129, 255, 256, 767, 768, 769, 4096, 24576, 24577, 65535];
     for (let n = 1; n <= 64; n++) sizes.push(n);
-    const pool = randomBytes(1024 * 1024 + 3 + 16, 424242);
+    const pool = seededBytes(424242, 1024 * 1024 + 3 + 16);
     let seed = 1;
     for (const n of [...sizes, 65536, 1024 * 1024 + 3]) {
       for (const offset of [0, 1, 3, 8, 13]) {

@@ -15,6 +15,7 @@ import {
   type MethodDefinition,
   NearwireError,
   type ServiceDefinition,
+  timeoutError,
 } from "@nearwire/core";
 import { toGrpcMetadata } from "./grpc-metadata.js";
 import { serializerFor } from "./serialize.js";
@@ -38,6 +39,22 @@ interface BoundMethod {
 
 const NO_OPTIONS: GrpcCallOptions = {};
 
+/**
+ * A response the codec could not decode, handed through grpc-js as a value: an error thrown by
+ * a deserializer becomes a plain INTERNAL there, without the reason. The call then fails with
+ * INTERNAL `decode-failed`, as on the transports of the RPC engine.
+ */
+class Undecodable {
+  readonly error: NearwireError;
+  constructor(cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    this.error = new NearwireError(Code.Internal, `response decode failed: ${why}`, {
+      cause,
+      reason: "decode-failed",
+    });
+  }
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: one record of four call signatures.
 type AnyMethod = (...args: any[]) => any;
 
@@ -53,7 +70,13 @@ export function bindClient(
     const bound: BoundMethod = {
       path: `/${service.typeName}/${name}`,
       serialize: serializerFor(codecFor<unknown>(method.input)),
-      deserialize: (bytes) => output.decode(bytes),
+      deserialize: (bytes) => {
+        try {
+          return output.decode(bytes);
+        } catch (cause) {
+          return new Undecodable(cause);
+        }
+      },
     };
     switch (method.kind) {
       case "unary":
@@ -79,24 +102,62 @@ export function bindClient(
 
 type Source = AsyncIterable<unknown> | Iterable<unknown>;
 
-/** The grpc-js pieces of one call's options; throws for bad metadata or an aborted signal. */
+/**
+ * Longest timeout handed to grpc-js as a deadline, ms. grpc-js sends it as `grpc-timeout` (whole
+ * seconds above 10^8 ms) and its server arms `setTimeout(timeout | 0)`: a value that rounds up
+ * to 2^31 ms or more wraps negative and expires at once. Longer deadlines are kept by the client
+ * (the server then sees none).
+ */
+const GRPC_MAX_TIMEOUT_MS = 0x7fffffff - 1000;
+
+/** Clears the client-side timer of a long deadline, by the call's signal. */
+const longDeadlineTimers = new WeakMap<AbortSignal, () => void>();
+
+/**
+ * The grpc-js pieces of one call's options and the signal that cancels it; throws for bad
+ * metadata, an aborted signal, or a `timeoutMs` not above 0 (the same rule as every transport:
+ * DEADLINE_EXCEEDED at once, nothing sent).
+ */
 function prepare(
   site: CallSite,
   options: CallOptions | undefined,
-): [GrpcClient, GrpcMetadata, GrpcCallOptions] {
+): [GrpcClient, GrpcMetadata, GrpcCallOptions, AbortSignal | undefined] {
   const client = site.grpcClient;
   if (client instanceof NearwireError) throw client;
-  if (options === undefined) return [client, new GrpcMetadata(), NO_OPTIONS];
+  if (options === undefined) return [client, new GrpcMetadata(), NO_OPTIONS, undefined];
   if (options.signal?.aborted === true) {
     throw new NearwireError(Code.Canceled, "call cancelled before it started", {
       cause: options.signal.reason,
     });
   }
+  const timeoutMs = options.timeoutMs;
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) throw timeoutError(timeoutMs);
   const metadata =
     options.metadata === undefined ? new GrpcMetadata() : toGrpcMetadata(options.metadata);
-  const callOptions =
-    options.timeoutMs === undefined ? NO_OPTIONS : { deadline: Date.now() + options.timeoutMs };
-  return [client, metadata, callOptions];
+  if (timeoutMs === undefined) return [client, metadata, NO_OPTIONS, options.signal];
+  if (timeoutMs > GRPC_MAX_TIMEOUT_MS) {
+    return [client, metadata, NO_OPTIONS, longDeadline(timeoutMs, options.signal)];
+  }
+  return [client, metadata, { deadline: Date.now() + timeoutMs }, options.signal];
+}
+
+/** A signal that aborts with DEADLINE_EXCEEDED after `timeoutMs` (any length) or with `user`. */
+function longDeadline(timeoutMs: number, user: AbortSignal | undefined): AbortSignal {
+  const ac = new AbortController();
+  const due = Date.now() + timeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    const left = due - Date.now();
+    if (left <= 0) {
+      ac.abort(new NearwireError(Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`));
+      return;
+    }
+    timer = setTimeout(arm, Math.min(left, 0x7fffffff));
+  };
+  arm();
+  const signal = user === undefined ? ac.signal : AbortSignal.any([user, ac.signal]);
+  longDeadlineTimers.set(signal, () => clearTimeout(timer));
+  return signal;
 }
 
 /**
@@ -166,7 +227,10 @@ function attachSignal(
   if (signal === undefined) return undefined;
   const onAbort = () => cancelCall(call);
   signal.addEventListener("abort", onAbort, { once: true });
-  return () => signal.removeEventListener("abort", onAbort);
+  return () => {
+    signal.removeEventListener("abort", onAbort);
+    longDeadlineTimers.get(signal)?.();
+  };
 }
 
 function unaryCall(
@@ -176,8 +240,7 @@ function unaryCall(
   options: CallOptions | undefined,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const [client, metadata, callOptions] = prepare(site, options);
-    const signal = options?.signal;
+    const [client, metadata, callOptions, signal] = prepare(site, options);
     let detach: (() => void) | undefined;
     const call = client.makeUnaryRequest(
       m.path,
@@ -189,8 +252,9 @@ function unaryCall(
       (err: ServiceError | null, value?: unknown) => {
         site.calls.delete(call);
         detach?.();
-        if (err === null) resolve(value);
-        else reject(site.mapError(err, signal));
+        if (err !== null) reject(site.mapError(err, signal));
+        else if (value instanceof Undecodable) reject(value.error);
+        else resolve(value);
       },
     );
     site.calls.add(call);
@@ -206,7 +270,7 @@ async function* serverStreamCall(
   request: unknown,
   options: CallOptions | undefined,
 ): AsyncGenerator<unknown, void, undefined> {
-  const [client, metadata, callOptions] = prepare(site, options);
+  const [client, metadata, callOptions, signal] = prepare(site, options);
   const call = client.makeServerStreamRequest(
     m.path,
     m.serialize,
@@ -215,7 +279,7 @@ async function* serverStreamCall(
     metadata,
     callOptions,
   );
-  yield* readAll(site, call, options?.signal);
+  yield* readAll(site, call, signal);
 }
 
 /**
@@ -232,9 +296,13 @@ async function* readAll(
   const detach = attachSignal(signal, call);
   let ended = false;
   try {
-    for await (const message of call) yield message;
+    for await (const message of call) {
+      if (message instanceof Undecodable) throw message.error;
+      yield message;
+    }
     ended = true;
   } catch (err) {
+    if (err instanceof NearwireError && err.reason === "decode-failed") throw err;
     ended = true;
     throw site.mapError(err, signal);
   } finally {
@@ -251,8 +319,7 @@ function clientStreamCall(
   options: CallOptions | undefined,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const [client, metadata, callOptions] = prepare(site, options);
-    const signal = options?.signal;
+    const [client, metadata, callOptions, signal] = prepare(site, options);
     let detach: (() => void) | undefined;
     let sourceError: NearwireError | undefined;
     const call = client.makeClientStreamRequest(
@@ -264,8 +331,9 @@ function clientStreamCall(
       (err: ServiceError | null, value?: unknown) => {
         site.calls.delete(call);
         detach?.();
-        if (err === null) resolve(value);
-        else reject(sourceError ?? site.mapError(err, signal));
+        if (err !== null) reject(sourceError ?? site.mapError(err, signal));
+        else if (value instanceof Undecodable) reject(value.error);
+        else resolve(value);
       },
     );
     site.calls.add(call);
@@ -283,7 +351,7 @@ async function* bidiCall(
   requests: Source,
   options: CallOptions | undefined,
 ): AsyncGenerator<unknown, void, undefined> {
-  const [client, metadata, callOptions] = prepare(site, options);
+  const [client, metadata, callOptions, signal] = prepare(site, options);
   const call = client.makeBidiStreamRequest(
     m.path,
     m.serialize,
@@ -297,7 +365,7 @@ async function* bidiCall(
     cancelCall(call);
   });
   try {
-    yield* readAll(site, call, options?.signal);
+    yield* readAll(site, call, signal);
   } catch (err) {
     throw sourceError ?? err;
   }

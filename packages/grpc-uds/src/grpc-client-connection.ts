@@ -37,12 +37,14 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
 
   /**
    * Connects to `target` and resolves once the HTTP/2 connection is ready. Rejects with
-   * UNAVAILABLE when nobody listens there or the connection is not ready within `timeoutMs`.
+   * UNAVAILABLE when nobody listens there or the connection is not ready within `timeoutMs`;
+   * when it fails, `probe` (one plain connect) tells "nothing listens" apart from other causes.
    */
   static async open(
     target: string,
     options: ChannelOptions,
     timeoutMs: number,
+    probe?: () => Promise<NearwireError | undefined>,
   ): Promise<GrpcClientConnection> {
     const client = new GrpcClient(target, credentials.createInsecure(), options);
     const channel = client.getChannel();
@@ -60,7 +62,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
       }
     } catch (err) {
       client.close();
-      throw err;
+      throw (await probe?.()) ?? err;
     }
     const connection = new GrpcClientConnection(client);
     connection.#watchLoss();
@@ -73,6 +75,11 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
 
   mapError(err: unknown, signal: AbortSignal | undefined): NearwireError {
     const mapped = fromGrpcError(err);
+    // A long deadline kept by the client (beyond what grpc-js can carry) cancelled the call.
+    const why = signal?.reason;
+    if (why instanceof NearwireError && why.code === Code.DeadlineExceeded && signal?.aborted) {
+      return why;
+    }
     if (mapped.code !== Code.Canceled || signal?.aborted === true || hasReasonTrailer(err))
       return mapped;
     // CANCELLED that neither the caller nor a handler asked for: our own close(), or the server
@@ -82,9 +89,11 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
         cause: mapped,
       });
     }
+    // A server resets its calls only when it shuts down past its grace period (a dead one drops
+    // the connection: UNAVAILABLE from grpc-js): the same reason as the RPC engine's STATUS.
     return new NearwireError(Code.Unavailable, `call reset by the server: ${mapped.message}`, {
       cause: mapped,
-      reason: "peer-closed",
+      reason: "server-closing",
     });
   }
 

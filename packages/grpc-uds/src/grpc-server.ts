@@ -1,6 +1,7 @@
 import { type ChannelOptions, Server as GrpcJsServer, ServerCredentials } from "@grpc/grpc-js";
 import {
   type BindOptions,
+  bindHandlers,
   Code,
   NearwireError,
   type PeerAuthorizationOptions,
@@ -15,7 +16,7 @@ import {
   parseAddress,
   type StreamListener,
 } from "@nearwire/socket";
-import { bindService } from "./server-handlers.js";
+import { grpcServiceBinding } from "./server-handlers.js";
 import { addServerReflection, type ReflectedService } from "./server-reflection.js";
 
 /** Default grace period of {@link GrpcServer.close}, in ms. */
@@ -77,9 +78,7 @@ export class GrpcServer implements Server {
         `addService(${service.typeName}) after listen`,
       );
     }
-    const binding = bindService(service, impl as Record<string, never>, (type) =>
-      options.codec.forType(type),
-    );
+    const binding = grpcServiceBinding(bindHandlers(service, impl, options.codec));
     try {
       this.#grpc.addService(binding.definition, binding.implementation);
     } catch (cause) {

@@ -6,7 +6,13 @@ import {
   type Server,
   type Transport,
 } from "@nearwire/core";
-import { checkPeerAuthorization, DEFAULT_SOCKET_MODE, parseAddress } from "@nearwire/socket";
+import {
+  checkPeerAuthorization,
+  DEFAULT_SOCKET_MODE,
+  netPath,
+  parseAddress,
+  probeNothingListens,
+} from "@nearwire/socket";
 import { GrpcClientConnection } from "./grpc-client-connection.js";
 import { GrpcServer } from "./grpc-server.js";
 import { grpcTarget } from "./grpc-target.js";
@@ -108,7 +114,15 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
       if (address.kind === "tcp" && address.port === 0 && lastBound !== undefined) {
         address = parseAddress(lastBound);
       }
-      return GrpcClientConnection.open(grpcTarget(address), clientOptions, connectTimeoutMs);
+      const probed = address;
+      return GrpcClientConnection.open(grpcTarget(address), clientOptions, connectTimeoutMs, () =>
+        probeNothingListens(
+          probed.kind === "tcp"
+            ? { host: probed.host, port: probed.port }
+            : { path: netPath(probed) },
+          probed.address,
+        ),
+      );
     },
   };
 }

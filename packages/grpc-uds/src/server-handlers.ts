@@ -12,7 +12,7 @@ import {
   type MessageCodec,
   type MethodDefinition,
   NearwireError,
-  type ServiceDefinition,
+  type ServedMethod,
 } from "@nearwire/core";
 import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
 import { GrpcHandlerContext } from "./handler-context.js";
@@ -29,27 +29,18 @@ export interface GrpcServiceBinding {
 }
 
 /**
- * Builds the grpc-js method definitions and handlers of `service` once, when it is added.
+ * Builds the grpc-js method definitions and handlers of a service once, when it is added, from
+ * the methods core's `bindHandlers` bound (the same checks and errors as every transport).
  * Requests are not decoded by grpc-js (its deserializer failure is INTERNAL): the raw bytes reach
  * the handler wrapper, which decodes them and answers INVALID_ARGUMENT when the codec refuses.
  */
-export function bindService(
-  service: ServiceDefinition,
-  impl: Record<string, AnyFn>,
-  codecFor: <T>(type: { name: string }) => MessageCodec<T>,
-): GrpcServiceBinding {
+export function grpcServiceBinding(methods: readonly ServedMethod[]): GrpcServiceBinding {
   const definition: GrpcServiceBinding["definition"] = {};
   const implementation: GrpcServiceBinding["implementation"] = {};
-  for (const [name, method] of Object.entries(service.methods) as [string, MethodDefinition][]) {
-    const handler = impl[name];
-    if (typeof handler !== "function") {
-      throw new NearwireError(Code.InvalidArgument, `no handler for ${service.typeName}/${name}`);
-    }
-    const path = `/${service.typeName}/${name}`;
-    const input = codecFor<unknown>(method.input);
-    const output = codecFor<unknown>(method.output);
-    const requestStream = method.kind === "client_streaming" || method.kind === "bidi_streaming";
-    const responseStream = method.kind === "server_streaming" || method.kind === "bidi_streaming";
+  for (const { bound, impl } of methods) {
+    const { name, path, kind, input, output } = bound;
+    const requestStream = kind === "client_streaming" || kind === "bidi_streaming";
+    const responseStream = kind === "server_streaming" || kind === "bidi_streaming";
     definition[name] = {
       path,
       requestStream,
@@ -60,7 +51,7 @@ export function bindService(
       responseDeserialize: identity,
       originalName: name,
     };
-    implementation[name] = wrapHandler(method.kind, path, handler, input);
+    implementation[name] = wrapHandler(kind, path, impl as AnyFn, input);
   }
   return { definition, implementation };
 }

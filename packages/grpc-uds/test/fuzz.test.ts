@@ -1,8 +1,19 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import {
+  derivedPrng,
+  type FuzzCase,
+  fuzzBatch,
+  fuzzRun,
+  prng,
+  processRssBytes,
+  type Rng,
+  readCorpus,
+  writeInRandomChunks,
+} from "@nearwire/conformance";
 import { jsonCodec } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
 import { testService } from "./fixtures/test-service.js";
@@ -15,40 +26,15 @@ import { type ServerChild, startServer, tempDir } from "./helpers.js";
 // `NEARWIRE_FUZZ_ITERATIONS` (default 400) and `NEARWIRE_FUZZ_SEED` (default 0x6e77) choose the
 // run. The corpus (test/fuzz-corpus/grpc-uds.json) is replayed first; a failing input is
 // appended to it.
-const ITERATIONS = Number(process.env.NEARWIRE_FUZZ_ITERATIONS ?? 400);
-const SEED = Number(process.env.NEARWIRE_FUZZ_SEED ?? 0x6e77) >>> 0;
+const { iterations: ITERATIONS, seed: SEED } = fuzzRun(400);
 const BATCH = 16;
 const CORPUS = fileURLToPath(new URL("./fuzz-corpus/grpc-uds.json", import.meta.url));
 const MiB = 1024 * 1024;
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
 
-interface Case {
-  name: string;
+interface Case extends FuzzCase {
   hex: string;
 }
-
-/** mulberry32: a small seeded PRNG, so every run is reproducible from its seed. */
-function prng(seed: number): { u32(): number; int(n: number): number; bytes(n: number): Buffer } {
-  let a = seed >>> 0;
-  const u32 = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-  const int = (n: number): number => (n <= 0 ? 0 : u32() % n);
-  return {
-    u32,
-    int,
-    bytes: (n) => {
-      const b = Buffer.allocUnsafe(n);
-      for (let i = 0; i < n; i++) b[i] = u32() & 0xff;
-      return b;
-    },
-  };
-}
-type Rng = ReturnType<typeof prng>;
 
 /** An HTTP/2 frame: 24-bit length (maybe a lie), type, flags, stream id, payload. */
 function h2frame(rng: Rng): Buffer {
@@ -86,10 +72,7 @@ describe("grpc-uds fuzz: random bytes after the HTTP/2 preface", () => {
   });
 
   const pid = (): number => server.child.pid as number;
-  function rss(): number {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid()}/status`, "utf8"));
-    return Number(m?.[1] ?? 0) * 1024;
-  }
+  const rss = (): number => processRssBytes(pid());
 
   let closedByServer = 0;
   let leftOpen = 0;
@@ -110,13 +93,7 @@ describe("grpc-uds fuzz: random bytes after the HTTP/2 preface", () => {
       });
     });
     await new Promise<void>((r) => sock.once("connect", () => r()));
-    let at = 0;
-    while (at < bytes.length && !sock.destroyed) {
-      const n = 1 + rng.int(Math.min(bytes.length - at, 64));
-      sock.write(bytes.subarray(at, at + n));
-      at += n;
-      if (rng.int(4) === 0) await new Promise((r) => setImmediate(r));
-    }
+    await writeInRandomChunks(sock, bytes, rng);
     sock.end();
     if (await closed) closedByServer++;
     else leftOpen++;
@@ -135,31 +112,26 @@ describe("grpc-uds fuzz: random bytes after the HTTP/2 preface", () => {
     }
   }
 
-  async function batch(cases: Case[], label: string): Promise<void> {
-    try {
-      await Promise.all(
-        cases.map((c, k) =>
-          send(Buffer.from(c.hex, "hex"), prng(SEED ^ Math.imul(k + 1, 0x9e3779b9))),
-        ),
-      );
-      await healthy(label);
-    } catch (err) {
-      const corpus = JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] };
-      const known = new Set(corpus.cases.map((c) => c.hex));
-      for (const c of cases)
-        if (!known.has(c.hex)) corpus.cases.push({ ...c, name: `found: ${c.name}` });
-      writeFileSync(CORPUS, `${JSON.stringify(corpus, null, 2)}\n`);
-      throw new Error(
-        `fuzz failure at ${label} (NEARWIRE_FUZZ_SEED=${SEED}): ${(err as Error).message}\ninputs:\n${cases.map((c) => `  ${c.name}: ${c.hex}`).join("\n")}`,
-      );
-    }
-  }
+  /** Feeds a batch at once, then checks the server; a failing batch goes to the corpus. */
+  const batch = (cases: Case[], label: string): Promise<void> =>
+    fuzzBatch({
+      cases,
+      label,
+      seed: SEED,
+      corpus: CORPUS,
+      async run() {
+        await Promise.all(
+          cases.map((c, k) => send(Buffer.from(c.hex, "hex"), derivedPrng(SEED, k))),
+        );
+        await healthy(label);
+      },
+    });
 
   it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
     const started = Date.now();
     await healthy("start");
     const rssStart = rss();
-    const corpus = (JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] }).cases;
+    const corpus = readCorpus<Case>(CORPUS);
     for (let i = 0; i < corpus.length; i += BATCH)
       await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);
     const rng = prng(SEED);

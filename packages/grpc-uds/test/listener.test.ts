@@ -172,7 +172,7 @@ describe("grpc-uds listener behaviour", () => {
     const connection = await transport.connect();
     const c = connection.client(testService, { codec: jsonCodec });
     const before = await c.stats({ id: 0, text: "" });
-    const failed = rejects(c.sleep({ ms: 30_000 }), Code.Unavailable, "peer-closed");
+    const failed = rejects(c.sleep({ ms: 30_000 }), Code.Unavailable, "server-closing");
     await c.echo({ id: 1, text: "" });
     await server.close({ graceMs: 100 });
     await failed;

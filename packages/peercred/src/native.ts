@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { loadAddon } from "@nearwire/core";
 
@@ -20,17 +21,25 @@ export interface NativeAddon {
   peerCredentials(fd: number): PeerCredentials;
 }
 
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const nodeGypBuild = createRequire(import.meta.url)("node-gyp-build") as {
+  path(dir: string): string;
+};
+
 /**
- * Path of the compiled addon: `$NEARWIRE_PEERCRED_ADDON` when set (tests point it at a missing
- * file to check the error), else `build/Release/nearwire_peercred.node` in this package.
+ * Where the addon is: `$NEARWIRE_PEERCRED_ADDON` when set (tests point it at a missing file
+ * to check the error), else the file node-gyp-build picks in this package:
+ * `build/Release/nearwire_peercred.node` when it was compiled here (from source at install, or by
+ * `build:native`), else the prebuilt `prebuilds/linux-x64/*.node` shipped in the npm tarball
+ * (N-API: one build serves every Node version). Throws when there is none.
  */
-export const addonPath: string =
-  process.env.NEARWIRE_PEERCRED_ADDON ??
-  fileURLToPath(new URL("../build/Release/nearwire_peercred.node", import.meta.url));
+function locateAddon(): string {
+  return process.env.NEARWIRE_PEERCRED_ADDON ?? nodeGypBuild.path(packageDir);
+}
 
 /** The loaded addon. Importing this module throws FAILED_PRECONDITION `not-built` without it. */
 export const native: NativeAddon = loadAddon<NativeAddon>(
-  addonPath,
+  locateAddon,
   "peercred",
-  "pnpm --filter @nearwire/peercred build:native",
+  "no prebuilt binary fits this platform and compiling it at install failed; with python3, make and a C compiler installed, run: npm rebuild @nearwire/peercred",
 );

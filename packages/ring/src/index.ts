@@ -1,6 +1,8 @@
 export { envelopeHeadroomFor, maxMessageBytesFor } from "./message-limits.js";
 export type { RecordSink } from "./ring.js";
 export { RingReader, RingWriter } from "./ring.js";
+export type { RingChannelParts, WaitMode } from "./ring-channel.js";
+export { RingChannel } from "./ring-channel.js";
 export type { SegmentHeader } from "./ring-layout.js";
 export {
   COMMITTED,

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { Code, loadAddon, NearwireError } from "@nearwire/core";
 
@@ -25,50 +26,44 @@ export interface NativeAddon {
   readonly headerBytes: number;
 }
 
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const nodeGypBuild = createRequire(import.meta.url)("node-gyp-build") as {
+  path(dir: string): string;
+};
+
 /**
- * Path of the compiled addon: `$NEARWIRE_SHM_ADDON` when set (tests point it at a missing
- * file to check the error), else `build/Release/nearwire_shm.node` in this package.
+ * Where the addon is: `$NEARWIRE_SHM_ADDON` when set (tests point it at a missing file
+ * to check the error), else the file node-gyp-build picks in this package:
+ * `build/Release/nearwire_shm.node` when it was compiled here (from source at install, or by
+ * `build:native`), else the prebuilt `prebuilds/linux-x64/*.node` shipped in the npm tarball
+ * (N-API: one build serves every Node version). Throws when there is none.
  */
-export const addonPath: string =
-  process.env.NEARWIRE_SHM_ADDON ??
-  fileURLToPath(new URL("../build/Release/nearwire_shm.node", import.meta.url));
+function locateAddon(): string {
+  return process.env.NEARWIRE_SHM_ADDON ?? nodeGypBuild.path(packageDir);
+}
 
 /** The loaded addon. Importing this module throws FAILED_PRECONDITION `not-built` without it. */
 export const native: NativeAddon = loadAddon<NativeAddon>(
-  addonPath,
+  locateAddon,
   "shm-ring",
-  "pnpm --filter @nearwire/shm-ring build:native",
+  "no prebuilt binary fits this platform and compiling it at install failed; with python3, make and a C++ compiler installed, run: npm rebuild @nearwire/shm-ring",
 );
 
+/** The addon file that was loaded (see `locateAddon`). */
+export const addonPath: string = locateAddon();
+
 /**
- * Maps an errno error thrown by the addon to a NearwireError: ENOSPC/ENOMEM/EMFILE/EFBIG/EFAULT
- * (a page could not be had) → RESOURCE_EXHAUSTED, EACCES/EPERM/EROFS → PERMISSION_DENIED, ENOENT/ESRCH → UNAVAILABLE
- * when opening a peer's segment (it is gone) or FAILED_PRECONDITION when creating one (no such
- * directory), ENOTDIR → FAILED_PRECONDITION, anything else → INTERNAL.
+ * Maps an errno error thrown by the addon to a NearwireError with core's one errno mapping
+ * (`NearwireError.from`: ENOSPC/ENOMEM/EMFILE/EFBIG/EFAULT → RESOURCE_EXHAUSTED,
+ * EACCES/EPERM/EROFS → PERMISSION_DENIED, ENOENT/ESRCH → UNAVAILABLE `peer-closed`, ENOTDIR →
+ * FAILED_PRECONDITION, anything else → INTERNAL), except that ENOENT/ESRCH when creating a
+ * segment (not `opening` a peer's) means no such directory: FAILED_PRECONDITION.
  */
 export function nativeError(cause: unknown, what: string, opening = false): NearwireError {
   const errno = (cause as NodeJS.ErrnoException).code;
-  const message = `${what}: ${(cause as Error).message}`;
-  switch (errno) {
-    case "ENOSPC":
-    case "ENOMEM":
-    case "EMFILE":
-    case "ENFILE":
-    case "EFBIG":
-    case "EFAULT":
-      return new NearwireError(Code.ResourceExhausted, message, { cause });
-    case "EACCES":
-    case "EPERM":
-    case "EROFS":
-      return new NearwireError(Code.PermissionDenied, message, { cause });
-    case "ENOENT":
-    case "ESRCH":
-      if (opening)
-        return new NearwireError(Code.Unavailable, message, { cause, reason: "peer-closed" });
-      return new NearwireError(Code.FailedPrecondition, message, { cause });
-    case "ENOTDIR":
-      return new NearwireError(Code.FailedPrecondition, message, { cause });
-    default:
-      return new NearwireError(Code.Internal, message, { cause });
-  }
+  if (!opening && (errno === "ENOENT" || errno === "ESRCH"))
+    return new NearwireError(Code.FailedPrecondition, `${what}: ${(cause as Error).message}`, {
+      cause,
+    });
+  return NearwireError.from(cause, Code.Internal, what);
 }

@@ -14,6 +14,7 @@ import {
   checkPeerAuthorization,
   createPeerGate,
   netPath,
+  nothingListens,
   type PeerGate,
   parseAddress,
   peerRefused,
@@ -151,20 +152,22 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
       };
     },
     async connect(): Promise<Channel> {
-      const socket = await dial(netPath(address));
+      const socket = await dial(netPath(address), options.address);
       return handshakeClient(socket, opts, options.address);
     },
   };
 }
 
-function dial(path: string): Promise<Socket> {
+function dial(path: string, address: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = netConnect({ path, allowHalfOpen: false });
     socket.once("connect", () => {
       socket.off("error", reject);
       resolve(socket);
     });
-    socket.once("error", (err) => reject(NearwireError.from(err, Code.Unavailable)));
+    socket.once("error", (err) =>
+      reject(nothingListens(err, address) ?? NearwireError.from(err, Code.Unavailable)),
+    );
   });
 }
 

@@ -5,5 +5,4 @@ transportSuite({
   name: "shm-ring (adaptive)",
   factoryModule: new URL("./fixtures/shm-factory.ts", import.meta.url).href,
   address: (tmp) => tmp.socketPath(),
-  supports: { channelLayer: true, crossHost: false },
 });

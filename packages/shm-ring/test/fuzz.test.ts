@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
 import { connect as netConnect, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import {
+  type FuzzCase,
+  fuzzBatch,
+  fuzzRun,
+  prng,
+  type Rng,
+  readCorpus,
+} from "@nearwire/conformance";
 import { Code } from "@nearwire/core";
 import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
 import {
@@ -29,8 +36,7 @@ import { type Peer, spawnPeer } from "./fixtures/spawn-peer.js";
 // bounded and it exits by itself. `NEARWIRE_FUZZ_ITERATIONS` (default 200) and
 // `NEARWIRE_FUZZ_SEED` (default 0x6e77) choose the run; `pnpm fuzz` runs 100,000. The corpus
 // (test/fuzz-corpus/shm-ring.json) is replayed first; a failing input is appended to it.
-const ITERATIONS = Number(process.env.NEARWIRE_FUZZ_ITERATIONS ?? 200);
-const SEED = Number(process.env.NEARWIRE_FUZZ_SEED ?? 0x6e77) >>> 0;
+const { iterations: ITERATIONS, seed: SEED } = fuzzRun(200);
 const BATCH = 4;
 const RING = 64 * 1024;
 const MiB = 1024 * 1024;
@@ -42,36 +48,12 @@ const tmp = leakCheckedTempDir("nw-shm-fuzz-");
  * `at` is stored last, with a release store), then `control` (hex) on the socket, then `end`
  * ("end" or "destroy"). `handshake`: `control` hex written on a fresh socket before any offer.
  */
-interface Case {
-  name: string;
+interface Case extends FuzzCase {
   kind: "ring" | "handshake";
   writes?: { at: number; hex: string }[];
   control: string;
   end: "end" | "destroy";
 }
-
-/** mulberry32: a small seeded PRNG, so every run is reproducible from its seed. */
-function prng(seed: number): { u32(): number; int(n: number): number; bytes(n: number): Buffer } {
-  let a = seed >>> 0;
-  const u32 = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-  const int = (n: number): number => (n <= 0 ? 0 : u32() % n);
-  return {
-    u32,
-    int,
-    bytes: (n) => {
-      const b = Buffer.allocUnsafe(n);
-      for (let i = 0; i < n; i++) b[i] = u32() & 0xff;
-      return b;
-    },
-  };
-}
-type Rng = ReturnType<typeof prng>;
 
 function randomRingCase(rng: Rng, name: string): Case {
   const writes: { at: number; hex: string }[] = [];
@@ -246,28 +228,27 @@ describe("shm-ring fuzz: a real server process under random ring memory and hand
     await echo();
     const rssStart = await rssOf(server);
     let rssMax = rssStart;
-    const corpus = (JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] }).cases;
+    const corpus = readCorpus<Case>(CORPUS);
     let seen = 0;
-    const batch = async (cases: Case[], label: string): Promise<void> => {
-      try {
-        await Promise.all(cases.map((c) => runCase(address, c)));
-        await echo();
-        const codes = await closedWith(server);
-        for (const c of codes.slice(seen))
-          assert.ok(allowed.has(c.code), `attacker's connection closed with ${JSON.stringify(c)}`);
-        seen = codes.length;
-      } catch (err) {
-        const saved = JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] };
-        const known = new Set(saved.cases.map((c) => JSON.stringify({ ...c, name: "" })));
-        for (const c of cases)
-          if (!known.has(JSON.stringify({ ...c, name: "" })))
-            saved.cases.push({ ...c, name: `found: ${c.name}` });
-        writeFileSync(CORPUS, `${JSON.stringify(saved, null, 2)}\n`);
-        throw new Error(
-          `fuzz failure at ${label} (NEARWIRE_FUZZ_SEED=${SEED}): ${(err as Error).message}\ninputs:\n${cases.map((c) => `  ${JSON.stringify(c)}`).join("\n")}`,
-        );
-      }
-    };
+    /** Feeds a batch at once, then checks the server; a failing batch goes to the corpus. */
+    const batch = (cases: Case[], label: string): Promise<void> =>
+      fuzzBatch({
+        cases,
+        label,
+        seed: SEED,
+        corpus: CORPUS,
+        async run() {
+          await Promise.all(cases.map((c) => runCase(address, c)));
+          await echo();
+          const codes = await closedWith(server);
+          for (const c of codes.slice(seen))
+            assert.ok(
+              allowed.has(c.code),
+              `attacker's connection closed with ${JSON.stringify(c)}`,
+            );
+          seen = codes.length;
+        },
+      });
     try {
       for (let i = 0; i < corpus.length; i += BATCH)
         await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);

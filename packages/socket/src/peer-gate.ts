@@ -74,7 +74,7 @@ export async function createPeerGate(
       if (checks) {
         throw new NearwireError(
           Code.FailedPrecondition,
-          "allowUids/authorize on a Unix socket need the @nearwire/peercred addon: pnpm --filter @nearwire/peercred build:native",
+          "allowUids/authorize on a Unix socket need the @nearwire/peercred addon (Linux): npm install @nearwire/peercred, or npm rebuild @nearwire/peercred when it is installed but not built",
           { reason: "not-built", cause },
         );
       }

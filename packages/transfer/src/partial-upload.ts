@@ -1,9 +1,8 @@
 import { createHash, type Hash } from "node:crypto";
-import { type FileHandle, mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { constants } from "node:fs";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { Code, NearwireError } from "@nearwire/core";
 import { hashFileRange } from "./hash-file-range.js";
-import { STAGING_DIR_NAME } from "./transfer-name.js";
 
 /** What the state file of a partial upload records (JSON, next to the `.part` file). */
 export interface PartialState {
@@ -21,17 +20,32 @@ export interface PartialPaths {
   readonly state: string;
 }
 
-/** The staging paths of `name` under `realRoot` (file names are a hash of the name). */
-export function partialPaths(realRoot: string, name: string): PartialPaths {
-  const dir = join(realRoot, STAGING_DIR_NAME);
+/**
+ * The staging paths of `name` in the staging directory `dir` (an open directory's
+ * `/proc/self/fd/N` path, see `root-dir.ts`); file names are a hash of the name. Every file
+ * here is opened with O_NOFOLLOW: a symlink planted in the staging directory is never written
+ * through.
+ */
+export function partialPaths(dir: string, name: string): PartialPaths {
   const key = createHash("sha256").update(name).digest("hex").slice(0, 40);
-  return { dir, part: join(dir, `${key}.part`), state: join(dir, `${key}.json`) };
+  return { dir, part: `${dir}/${key}.part`, state: `${dir}/${key}.json` };
 }
+
+const NOFOLLOW = constants.O_NOFOLLOW;
+const READ = constants.O_RDONLY | constants.O_NONBLOCK | NOFOLLOW;
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW;
 
 /** Reads the state of a partial upload; undefined when there is none (or it is unreadable). */
 export async function readPartialState(paths: PartialPaths): Promise<PartialState | undefined> {
   try {
-    const state = JSON.parse(await readFile(paths.state, "utf8")) as PartialState;
+    const fh = await open(paths.state, READ);
+    let text: string;
+    try {
+      text = await fh.readFile("utf8");
+    } finally {
+      await fh.close();
+    }
+    const state = JSON.parse(text) as PartialState;
     if (
       typeof state.name !== "string" ||
       !Number.isSafeInteger(state.confirmedBytes) ||
@@ -84,7 +98,6 @@ export interface PartialUpload {
  */
 export async function openPartialUpload(options: OpenPartialUploadOptions): Promise<PartialUpload> {
   const { paths, name, sizeBytes, offsetBytes, syncEveryBytes } = options;
-  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   let confirmed = 0;
   if (offsetBytes !== 0) {
     const state = await readPartialState(paths);
@@ -100,7 +113,18 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       );
     confirmed = state.confirmedBytes;
   }
-  const handle = await open(paths.part, offsetBytes === 0 ? "w" : "r+", 0o600);
+  const handle = await open(
+    paths.part,
+    constants.O_RDWR | NOFOLLOW | (offsetBytes === 0 ? constants.O_CREAT | constants.O_TRUNC : 0),
+    0o600,
+  ).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP")
+      throw new NearwireError(Code.PermissionDenied, "a partial upload file is a symlink", {
+        cause: err,
+        reason: "symlink",
+      });
+    throw NearwireError.from(err, Code.Internal);
+  });
   try {
     let hash = createHash("sha256");
     if (confirmed > 0) {
@@ -162,7 +186,7 @@ export async function removePartial(paths: PartialPaths): Promise<void> {
 
 async function writeState(paths: PartialPaths, state: PartialState): Promise<void> {
   const tmp = `${paths.state}.tmp`;
-  const fh = await open(tmp, "w", 0o600);
+  const fh = await open(tmp, CREATE, 0o600);
   try {
     await fh.writeFile(JSON.stringify(state));
     await fh.sync();

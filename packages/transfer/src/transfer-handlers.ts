@@ -1,11 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { realpathSync } from "node:fs";
-import { mkdir, open, rename, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { constants, realpathSync, statSync } from "node:fs";
+import { type FileHandle, lstat, rename } from "node:fs/promises";
 import type { HandlerContext, ServiceImpl } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
-import { fsyncDir } from "./fsync-dir.js";
 import { hashFileRange } from "./hash-file-range.js";
 import {
   openPartialUpload,
@@ -15,7 +13,8 @@ import {
   removePartial,
 } from "./partial-upload.js";
 import { decodedBytes, plainBytes } from "./plain-bytes.js";
-import { checkInsideRoot, checkName, namePath } from "./transfer-name.js";
+import { type OpenDir, openDirIn, openFileIn, openRoot, pathIn } from "./root-dir.js";
+import { checkName, STAGING_DIR_NAME } from "./transfer-name.js";
 import type {
   DownloadChunk,
   DownloadRequest,
@@ -24,6 +23,7 @@ import type {
   UploadChunk,
   UploadReply,
 } from "./transfer-service.js";
+import { isLocked, lockUpload, type UploadLock } from "./upload-lock.js";
 
 /** Default bytes per chunk (uploads and downloads). */
 export const DEFAULT_CHUNK_BYTES = 64 * 1024;
@@ -64,8 +64,11 @@ export function createTransferHandlers(
   options: TransferHandlersOptions,
 ): ServiceImpl<TransferServiceDefinition> {
   let realRoot: string;
+  let rootId: string;
   try {
     realRoot = realpathSync(options.root);
+    const st = statSync(realRoot);
+    rootId = `${st.dev}:${st.ino}`;
   } catch (err) {
     throw NearwireError.from(err, Code.NotFound);
   }
@@ -77,24 +80,50 @@ export function createTransferHandlers(
 
   async function status({ name: raw }: { name: string }): Promise<StatusReply> {
     const name = checkName(raw);
-    const path = namePath(realRoot, name);
-    await checkInsideRoot(realRoot, path);
-    let sizeBytes = -1;
+    const { dir: dirSegs, base } = split(name);
+    const root = await openRoot(realRoot);
     try {
-      const st = await stat(path);
-      if (st.isFile()) sizeBytes = st.size;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw NearwireError.from(err);
+      let sizeBytes = -1;
+      const dir = await openDirIn(root, dirSegs, name).catch(notFoundAs(undefined));
+      if (dir !== undefined) {
+        try {
+          const st = await lstat(pathIn(dir, base)).catch((err: NodeJS.ErrnoException) => {
+            if (err.code === "ENOENT") return undefined;
+            throw NearwireError.from(err, Code.Internal);
+          });
+          if (st?.isSymbolicLink())
+            throw new NearwireError(
+              Code.PermissionDenied,
+              `${JSON.stringify(name)} is a symlink (none are followed below the root)`,
+              { reason: "symlink" },
+            );
+          if (st?.isFile()) sizeBytes = st.size;
+        } finally {
+          await dir.close();
+        }
+      }
+      let partial: Awaited<ReturnType<typeof readPartialState>>;
+      const staging = await openDirIn(root, [STAGING_DIR_NAME], STAGING_DIR_NAME).catch(
+        notFoundAs(undefined),
+      );
+      if (staging !== undefined) {
+        try {
+          const state = await readPartialState(partialPaths(staging.path, name));
+          if (state !== undefined && state.name === name) partial = state;
+        } finally {
+          await staging.close();
+        }
+      }
+      return {
+        committed: sizeBytes >= 0,
+        sizeBytes,
+        partialBytes: partial?.confirmedBytes ?? -1,
+        partialSizeBytes: partial?.sizeBytes ?? -1,
+        active: active.has(name) || (await isLocked(rootId, name)),
+      };
+    } finally {
+      await root.close();
     }
-    const state = await readPartialState(partialPaths(realRoot, name));
-    const partial = state !== undefined && state.name === name ? state : undefined;
-    return {
-      committed: sizeBytes >= 0,
-      sizeBytes,
-      partialBytes: partial?.confirmedBytes ?? -1,
-      partialSizeBytes: partial?.sizeBytes ?? -1,
-      active: active.has(name),
-    };
   }
 
   async function upload(requests: AsyncIterable<UploadChunk>): Promise<UploadReply> {
@@ -112,16 +141,31 @@ export function createTransferHandlers(
         Code.ResourceExhausted,
         `file ${declared} B > maxFileBytes ${maxFileBytes}`,
       );
-    const finalPath = namePath(realRoot, name);
-    await checkInsideRoot(realRoot, finalPath);
+    const target = split(name);
     if (active.has(name))
       throw new NearwireError(Code.Aborted, `an upload of ${JSON.stringify(name)} is in progress`);
     active.add(name);
-    const paths = partialPaths(realRoot, name);
+    let root: OpenDir | undefined;
+    let staging: OpenDir | undefined;
+    let lock: UploadLock | undefined;
     let partial: PartialUpload | undefined;
     let pending: Promise<void> | undefined;
     let committed = false;
     try {
+      root = await openRoot(realRoot);
+      // Refuse a name under a symlink before any data is taken (the commit checks again).
+      await (await openDirIn(root, target.dir, name).catch(notFoundAs(undefined)))?.close();
+      lock = await lockUpload(rootId, name);
+      if (lock === undefined)
+        throw new NearwireError(
+          Code.Aborted,
+          `an upload of ${JSON.stringify(name)} is in progress in another process`,
+        );
+      staging = await openDirIn(root, [STAGING_DIR_NAME], STAGING_DIR_NAME, {
+        create: true,
+        mode: 0o700,
+      });
+      const paths = partialPaths(staging.path, name);
       partial = await openPartialUpload({
         paths,
         name,
@@ -166,7 +210,14 @@ export function createTransferHandlers(
         if (msg.last) {
           await pending;
           pending = undefined;
-          const reply = await commit(partial, finalPath, declared, decodedBytes(msg.sha256));
+          const reply = await commit(
+            partial,
+            root,
+            target,
+            name,
+            declared,
+            decodedBytes(msg.sha256),
+          );
           committed = true;
           return reply;
         }
@@ -187,13 +238,18 @@ export function createTransferHandlers(
         if (!committed) await partial.checkpoint().catch(() => {});
         await partial.close().catch(() => {});
       }
+      await staging?.close().catch(() => {});
+      await root?.close().catch(() => {});
+      await lock?.release();
       active.delete(name);
     }
   }
 
   async function commit(
     partial: PartialUpload,
-    finalPath: string,
+    root: OpenDir,
+    target: { dir: string[]; base: string },
+    name: string,
     declared: number,
     sha256: Uint8Array,
   ): Promise<UploadReply> {
@@ -214,10 +270,15 @@ export function createTransferHandlers(
     await partial.handle.sync();
     await partial.handle.close();
     partial.confirmedBytes = size;
-    await mkdir(dirname(finalPath), { recursive: true });
-    await checkInsideRoot(realRoot, finalPath);
-    await rename(partial.paths.part, finalPath);
-    await fsyncDir(dirname(finalPath));
+    // The final directory is opened (made) segment by segment without following a symlink;
+    // the rename names it by descriptor, so it lands in the directory that was checked.
+    const dir = await openDirIn(root, target.dir, name, { create: true });
+    try {
+      await rename(partial.paths.part, pathIn(dir, target.base));
+      await dir.handle.sync();
+    } finally {
+      await dir.close();
+    }
     await removePartial(partial.paths);
     return { committed: true, sizeBytes: size, sha256: plainBytes(digest) };
   }
@@ -227,25 +288,14 @@ export function createTransferHandlers(
     ctx: HandlerContext,
   ): AsyncIterable<DownloadChunk> {
     const name = checkName(req.name);
-    const path = namePath(realRoot, name);
-    await checkInsideRoot(realRoot, path);
+    const target = split(name);
     const chunkBytes = req.chunkBytes > 0 ? req.chunkBytes : downloadChunkBytes;
     if (chunkBytes > maxChunkBytes)
       throw new NearwireError(
         Code.InvalidArgument,
         `chunkBytes ${chunkBytes} > maxChunkBytes ${maxChunkBytes}`,
       );
-    let handle: Awaited<ReturnType<typeof open>>;
-    try {
-      handle = await open(path, "r");
-    } catch (err) {
-      const errno = (err as NodeJS.ErrnoException).code;
-      if (errno === "ENOENT")
-        throw new NearwireError(Code.NotFound, `${JSON.stringify(name)} not found`);
-      if (errno === "EISDIR")
-        throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is a directory`);
-      throw NearwireError.from(err);
-    }
+    const handle = await openForReading(name, target);
     let next: Promise<Uint8Array> | undefined;
     try {
       const st = await handle.stat();
@@ -301,14 +351,43 @@ export function createTransferHandlers(
     }
   }
 
+  /** Opens `name` for reading, following no symlink (O_NONBLOCK: a FIFO cannot block it). */
+  async function openForReading(
+    name: string,
+    target: { dir: string[]; base: string },
+  ): Promise<FileHandle> {
+    const root = await openRoot(realRoot);
+    try {
+      const dir = await openDirIn(root, target.dir, name);
+      try {
+        return await openFileIn(dir, target.base, constants.O_RDONLY | constants.O_NONBLOCK, name);
+      } finally {
+        await dir.close();
+      }
+    } finally {
+      await root.close();
+    }
+  }
+
   return { status, upload, download };
 }
 
-async function readChunk(
-  handle: Awaited<ReturnType<typeof open>>,
-  pos: number,
-  bytes: number,
-): Promise<Uint8Array> {
+/** A checked name as its directory segments and its last segment. */
+function split(name: string): { dir: string[]; base: string } {
+  const segments = name.split("/");
+  const base = segments.pop() as string;
+  return { dir: segments, base };
+}
+
+/** A catch handler: NOT_FOUND becomes `value`, anything else is rethrown. */
+function notFoundAs<T>(value: T): (err: unknown) => T {
+  return (err) => {
+    if (err instanceof NearwireError && err.code === Code.NotFound) return value;
+    throw err;
+  };
+}
+
+async function readChunk(handle: FileHandle, pos: number, bytes: number): Promise<Uint8Array> {
   const buf = Buffer.allocUnsafe(Math.max(bytes, 0));
   let got = 0;
   while (got < bytes) {

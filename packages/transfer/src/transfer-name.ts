@@ -1,5 +1,4 @@
-import { realpath } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { isAbsolute } from "node:path";
 import { Code, NearwireError } from "@nearwire/core";
 
 /** Longest name accepted, in UTF-8 bytes. */
@@ -38,40 +37,4 @@ export function checkName(name: unknown): string {
       `name ${JSON.stringify(name)} is inside ${STAGING_DIR_NAME}`,
     );
   return segments.join("/");
-}
-
-/** True when `path` is `root` or inside it (both already resolved). */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
-}
-
-/**
- * The real path of the deepest existing ancestor of `path`, checked to be inside `realRoot`:
- * a symlink (file or directory) that leads out of the root is PERMISSION_DENIED.
- */
-export async function checkInsideRoot(realRoot: string, path: string): Promise<string> {
-  let probe = path;
-  for (;;) {
-    try {
-      const real = await realpath(probe);
-      if (!isInside(realRoot, real))
-        throw new NearwireError(
-          Code.PermissionDenied,
-          `${relative(realRoot, path)} resolves to ${real}, outside the root ${realRoot}`,
-        );
-      return real;
-    } catch (err) {
-      const errno = (err as NodeJS.ErrnoException).code;
-      if (errno !== "ENOENT" && errno !== "ENOTDIR") throw NearwireError.from(err);
-      const parent = dirname(probe);
-      if (parent === probe) throw NearwireError.from(err);
-      probe = parent;
-    }
-  }
-}
-
-/** `root/name` for a checked name. */
-export function namePath(realRoot: string, name: string): string {
-  return join(realRoot, ...name.split("/"));
 }

@@ -80,17 +80,23 @@ describe("bad input (memory transport)", () => {
     });
   }
 
-  it("rejects symlinks that leave the root with PERMISSION_DENIED", async () => {
+  it("rejects symlinks below the root with PERMISSION_DENIED (reason symlink), wherever they point", async () => {
+    const symlinkDenied = (err: NearwireError) =>
+      err.code === Code.PermissionDenied && err.reason === "symlink";
     symlinkSync(outside.dir, join(rig.root, "escape"));
     writeFileSync(join(outside.dir, "secret"), "secret");
     symlinkSync(join(outside.dir, "secret"), join(rig.root, "secret-link"));
-    await assert.rejects(rig.client.upload(goodSrc, "escape/x"), hasCode(Code.PermissionDenied));
-    await assert.rejects(
-      rig.client.download("secret-link", join(rig.local, "s")),
-      hasCode(Code.PermissionDenied),
-    );
-    await assert.rejects(rig.client.status("escape/secret"), hasCode(Code.PermissionDenied));
+    mkdirSync(join(rig.root, "real"));
+    symlinkSync(join(rig.root, "real"), join(rig.root, "inner-link"));
+    await assert.rejects(rig.client.upload(goodSrc, "escape/x"), symlinkDenied);
+    await assert.rejects(rig.client.upload(goodSrc, "secret-link"), symlinkDenied);
+    await assert.rejects(rig.client.download("secret-link", join(rig.local, "s")), symlinkDenied);
+    await assert.rejects(rig.client.status("escape/secret"), symlinkDenied);
+    await assert.rejects(rig.client.status("secret-link"), symlinkDenied);
+    // A symlink that stays inside the root is refused too: no symlink is ever followed.
+    await assert.rejects(rig.client.upload(goodSrc, "inner-link/x"), symlinkDenied);
     assert.equal(existsSync(join(outside.dir, "x")), false);
+    assert.equal(existsSync(join(rig.root, "real", "x")), false);
     await stillWorks();
   });
 

@@ -20,6 +20,7 @@ import {
   createPeerGate,
   formatTcp,
   netPath,
+  nothingListens,
   parseAddress,
   peerRefused,
 } from "@nearwire/socket";
@@ -164,7 +165,11 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
         parsed.kind === "tcp"
           ? net.connect({ host: parsed.host, port: parsed.port, noDelay: true })
           : net.connect({ path: netPath(parsed) });
-      return SocketChannel.connect(socket, channelOptions(describe(parsed.address)));
+      try {
+        return await SocketChannel.connect(socket, channelOptions(describe(parsed.address)));
+      } catch (err) {
+        throw nothingListens(err, parsed.address) ?? err;
+      }
     },
   };
 }

@@ -7,19 +7,16 @@ transportSuite({
   name: "uds (path)",
   factoryModule,
   address: (tmp) => tmp.socketPath(),
-  supports: { channelLayer: true, crossHost: false },
 });
 
 transportSuite({
   name: "uds (abstract)",
   factoryModule,
   address: (tmp) => tmp.abstractName(),
-  supports: { channelLayer: true, crossHost: false },
 });
 
 transportSuite({
   name: "uds (tcp loopback)",
   factoryModule,
   address: (tmp) => tmp.tcpAddress(),
-  supports: { channelLayer: true, crossHost: true },
 });

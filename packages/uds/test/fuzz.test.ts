@@ -1,9 +1,21 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
+import {
+  derivedPrng,
+  type FuzzCase,
+  fuzzBatch,
+  fuzzRun,
+  prng,
+  processRssBytes,
+  type Rng,
+  readCorpus,
+  type ServerProcess,
+  startServerProcess,
+  writeInRandomChunks,
+} from "@nearwire/conformance";
 import {
   Code,
   defineService,
@@ -24,8 +36,7 @@ import { tempDir } from "./helpers.js";
 // no socket file is left. `NEARWIRE_FUZZ_ITERATIONS` (default 1500) and `NEARWIRE_FUZZ_SEED`
 // (default 0x6e77) choose the run; `pnpm fuzz` runs 100,000. The corpus
 // (test/fuzz-corpus/uds.json) is replayed first; a failing input is appended to it.
-const ITERATIONS = Number(process.env.NEARWIRE_FUZZ_ITERATIONS ?? 1500);
-const SEED = Number(process.env.NEARWIRE_FUZZ_SEED ?? 0x6e77) >>> 0;
+const { iterations: ITERATIONS, seed: SEED } = fuzzRun(1500);
 const BATCH = 16;
 const CORPUS = fileURLToPath(new URL("./fuzz-corpus/uds.json", import.meta.url));
 const MiB = 1024 * 1024;
@@ -35,33 +46,9 @@ const HelloReply = messageType<{ text: string }>("nearwire.example.HelloReply");
 const Greeter = defineService("nearwire.example.Greeter", { Say: unary(HelloRequest, HelloReply) });
 const utf8 = new TextEncoder();
 
-interface Case {
-  name: string;
+interface Case extends FuzzCase {
   hex: string;
 }
-
-/** mulberry32: a small seeded PRNG, so every run is reproducible from its seed. */
-function prng(seed: number): { u32(): number; int(n: number): number; bytes(n: number): Buffer } {
-  let a = seed >>> 0;
-  const u32 = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-  const int = (n: number): number => (n <= 0 ? 0 : u32() % n);
-  return {
-    u32,
-    int,
-    bytes: (n) => {
-      const b = Buffer.allocUnsafe(n);
-      for (let i = 0; i < n; i++) b[i] = u32() & 0xff;
-      return b;
-    },
-  };
-}
-type Rng = ReturnType<typeof prng>;
 
 const HELLO = encodeFrame(FrameType.Hello, encodeHello({ version: 1, maxFrameBytes: 65536 }));
 
@@ -196,10 +183,7 @@ describe("uds fuzz: a real server process under random input", () => {
     }
   }
 
-  function rss(): number {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"));
-    return Number(m?.[1] ?? 0) * 1024;
-  }
+  const rss = (): number => processRssBytes(server.pid);
 
   /** Writes `bytes` in random chunks, half-closes, and resolves once the server closed (≤ 5 s). */
   async function send(bytes: Buffer, rng: Rng): Promise<void> {
@@ -217,13 +201,7 @@ describe("uds fuzz: a real server process under random input", () => {
     });
     sock.on("error", () => {});
     await new Promise<void>((r) => sock.once("connect", () => r()));
-    let at = 0;
-    while (at < bytes.length && !sock.destroyed) {
-      const n = 1 + rng.int(Math.min(bytes.length - at, 64));
-      sock.write(bytes.subarray(at, at + n));
-      at += n;
-      if (rng.int(4) === 0) await new Promise((r) => setImmediate(r));
-    }
+    await writeInRandomChunks(sock, bytes, rng);
     sock.end();
     try {
       await closed;
@@ -243,33 +221,27 @@ describe("uds fuzz: a real server process under random input", () => {
     }
   }
 
-  /** Runs a batch; on failure saves the inputs to the corpus and rethrows with seed and inputs. */
-  async function batch(cases: Case[], label: string): Promise<void> {
-    try {
-      // Each input's split points come from its own PRNG, so a run does not depend on timing.
-      await Promise.all(
-        cases.map((c, k) =>
-          send(Buffer.from(c.hex, "hex"), prng(SEED ^ Math.imul(k + 1, 0x9e3779b9))),
-        ),
-      );
-      await healthy(label);
-    } catch (err) {
-      const corpus = JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] };
-      const known = new Set(corpus.cases.map((c) => c.hex));
-      for (const c of cases)
-        if (!known.has(c.hex)) corpus.cases.push({ ...c, name: `found: ${c.name}` });
-      writeFileSync(CORPUS, `${JSON.stringify(corpus, null, 2)}\n`);
-      throw new Error(
-        `fuzz failure at ${label} (NEARWIRE_FUZZ_SEED=${SEED}): ${(err as Error).message}\ninputs:\n${cases.map((c) => `  ${c.name}: ${c.hex}`).join("\n")}`,
-      );
-    }
-  }
+  /** Feeds a batch at once, then checks the server; a failing batch goes to the corpus. */
+  const batch = (cases: Case[], label: string): Promise<void> =>
+    fuzzBatch({
+      cases,
+      label,
+      seed: SEED,
+      corpus: CORPUS,
+      async run() {
+        // Each input's split points come from its own PRNG, so a run does not depend on timing.
+        await Promise.all(
+          cases.map((c, k) => send(Buffer.from(c.hex, "hex"), derivedPrng(SEED, k))),
+        );
+        await healthy(label);
+      },
+    });
 
   it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
     const started = Date.now();
     await healthy("start");
     const rssStart = rss();
-    const corpus = (JSON.parse(readFileSync(CORPUS, "utf8")) as { cases: Case[] }).cases;
+    const corpus = readCorpus<Case>(CORPUS);
     const rng = prng(SEED);
     for (let i = 0; i < corpus.length; i += BATCH)
       await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Channel, ChannelHandler, ChannelListener, NearwireError } from "@nearwire/core";
 import { createUdsChannelProvider } from "../src/index.js";
 
@@ -77,69 +75,6 @@ export function u32(n: number, size = 4): Uint8Array {
   const b = new Uint8Array(size);
   new DataView(b.buffer).setUint32(0, n);
   return b;
-}
-
-/** Reads the u32 BE at the start of a payload. */
-export function readU32(p: Uint8Array): number {
-  return new DataView(p.buffer, p.byteOffset, p.byteLength).getUint32(0);
-}
-
-/** The peer child process (test/peer.ts), started and listening. */
-export interface Peer {
-  child: ChildProcessWithoutNullStreams;
-  address: string;
-  /** Writes one command line to the child's stdin. */
-  command(line: string): void;
-  /** Ends stdin and waits for the child to exit (kills it by PID after 5 s). */
-  stop(): Promise<number | null>;
-}
-
-const peerScript = fileURLToPath(new URL("./peer.ts", import.meta.url));
-
-/** Spawns test/peer.ts listening on `address`; resolves once it listens. */
-export async function spawnPeer(address: string, extra: string[] = []): Promise<Peer> {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", peerScript, "server", address, ...extra],
-    {
-      stdio: ["pipe", "pipe", "pipe"],
-    },
-  );
-  let stderr = "";
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const bound = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`peer did not start: ${stderr}`)), 20_000);
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /listening (\S+)\n/.exec(out);
-      if (m !== null) {
-        clearTimeout(timer);
-        resolve(m[1] as string);
-      }
-    });
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`peer exited ${code}: ${stderr}`));
-    });
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => resolve(code)),
-  );
-  return {
-    child,
-    address: bound,
-    command: (line) => child.stdin.write(`${line}\n`),
-    async stop() {
-      child.stdin.end();
-      const t = setTimeout(() => child.kill("SIGKILL"), 5000);
-      const code = await exited;
-      clearTimeout(t);
-      return code;
-    },
-  };
 }
 
 /** A raw socket client collecting every byte it receives, for speaking bad protocol. */

@@ -1,7 +1,8 @@
 import type { MessagePort, Worker } from "node:worker_threads";
+import type { WaitMode } from "@nearwire/ring";
 
-/** How a receiving side waits for frames. */
-export type WaitMode = "spin" | "park" | "adaptive";
+/** How a receiving side waits for frames (defined with the ring channel, @nearwire/ring). */
+export type { WaitMode } from "@nearwire/ring";
 
 /**
  * The thread on the other side: a `Worker` (seen from the thread that created it), or a

@@ -58,14 +58,15 @@ export function limitsSuite(h: SuiteHarness): void {
 
     h.test(
       S,
-      "a request one byte over → RESOURCE_EXHAUSTED, and the connection keeps working",
+      "a request one byte over → RESOURCE_EXHAUSTED message-too-large, and the connection keeps working",
       async () => {
         const text = "x".repeat(echoText(max + 1));
-        await expectCode(
+        const e = await expectCode(
           s.c.client.echo({ id: 1, text }),
           Code.ResourceExhausted,
           "echo of max+1 B",
         );
+        assert.equal(e.reason, "message-too-large", e.message);
         await stillWorks();
       },
       { requires },
@@ -84,14 +85,15 @@ export function limitsSuite(h: SuiteHarness): void {
 
     h.test(
       S,
-      "a response one byte over → RESOURCE_EXHAUSTED, and the connection keeps working",
+      "a response one byte over → RESOURCE_EXHAUSTED message-too-large, and the connection keeps working",
       async () => {
         const textLength = echoText(max + 1);
-        await expectCode(
+        const e = await expectCode(
           s.c.client.generate({ id: 1, textLength }),
           Code.ResourceExhausted,
           "generate of max+1 B",
         );
+        assert.equal(e.reason, "message-too-large", e.message);
         await stillWorks();
       },
       { requires },

@@ -74,9 +74,11 @@ class MemoryChannelProvider implements ChannelProvider {
   async connect(): Promise<Channel> {
     const onChannel = this.onChannel;
     if (onChannel === undefined)
-      throw new NearwireError(Code.Unavailable, "no server listens on this memory transport", {
-        reason: "peer-closed",
-      });
+      throw new NearwireError(
+        Code.Unavailable,
+        "nothing listens on this memory transport — is the server running?",
+        { reason: "nothing-listens" },
+      );
     const [client, server] = memoryChannelPair({
       maxPayloadBytes: this.maxPayloadBytes,
       highWaterMarkBytes: this.highWaterMarkBytes,

@@ -2,6 +2,7 @@ import { Code } from "../code.js";
 import type { Codec, MessageCodec } from "../codec.js";
 import { NearwireError } from "../nearwire-error.js";
 import { type MethodKind, methodPath, type ServiceDefinition } from "../service.js";
+import type { ServedMethod } from "./method-table.js";
 
 /** A method with its codec bound: what the engine needs per call, computed once. */
 export interface BoundMethod {
@@ -16,13 +17,20 @@ export interface BoundMethod {
 
 const utf8 = new TextEncoder();
 
-/** Binds every method of `service` to `codec`. */
+/**
+ * Binds every method of `service` to `codec` (clients and servers of every transport). Throws
+ * INVALID_ARGUMENT when a method path is over 255 UTF-8 bytes (the REQUEST frame's limit,
+ * PROTOCOL.md §5), on every transport alike.
+ */
 export function bindService(service: ServiceDefinition, codec: Codec): BoundMethod[] {
   return Object.entries(service.methods).map(([name, def]) => {
     const path = methodPath(service, name);
     const pathBytes = utf8.encode(path);
     if (pathBytes.byteLength > 255)
-      throw new TypeError(`method path ${path} is ${pathBytes.byteLength} B > 255`);
+      throw new NearwireError(
+        Code.InvalidArgument,
+        `method path ${path} is ${pathBytes.byteLength} B > 255`,
+      );
     return {
       name,
       path,
@@ -31,6 +39,25 @@ export function bindService(service: ServiceDefinition, codec: Codec): BoundMeth
       input: codec.forType(def.input),
       output: codec.forType(def.output),
     };
+  });
+}
+
+/**
+ * What a server of any transport serves for `service`: each method bound to `codec` with its
+ * handler from `impl` (bound to `impl`). Checks every method before returning, so a refused
+ * service leaves the server as it was: INVALID_ARGUMENT when a handler is missing or not a
+ * function, or a path is too long (see {@link bindService}).
+ */
+export function bindHandlers(
+  service: ServiceDefinition,
+  impl: object,
+  codec: Codec,
+): ServedMethod[] {
+  return bindService(service, codec).map((bound) => {
+    const fn = (impl as Record<string, unknown>)[bound.name];
+    if (typeof fn !== "function")
+      throw new NearwireError(Code.InvalidArgument, `no handler for ${bound.path}`);
+    return { bound, impl: fn.bind(impl) as ServedMethod["impl"] };
   });
 }
 

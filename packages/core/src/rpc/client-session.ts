@@ -1,8 +1,8 @@
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
-import { NearwireError } from "../nearwire-error.js";
-import type { CallOptions } from "../transport.js";
+import { type ErrorReason, NearwireError, type NearwireErrorOptions } from "../nearwire-error.js";
+import type { CallOptions, Metadata } from "../transport.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
@@ -14,6 +14,7 @@ import {
   encodeRequest,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
+  REASON_TRAILER,
   readCallId,
   readU32,
   STATUS_HEAD_BYTES,
@@ -356,8 +357,7 @@ export class ClientSession {
       return;
     }
     if (st.code !== Code.OK) {
-      const opts = st.trailers === undefined ? {} : { metadata: st.trailers };
-      this.settle(call, new NearwireError(st.code, st.detail, opts), true);
+      this.settle(call, statusError(st.code, st.detail, st.trailers), true);
       return;
     }
     if (st.message !== undefined) this.onMessage(call, st.message);
@@ -392,7 +392,14 @@ export class ClientSession {
         "response",
       );
     } catch (err) {
-      const e = NearwireError.from(err, Code.Internal);
+      let e = NearwireError.from(err, Code.Internal);
+      // A response this side cannot decode is INTERNAL (§5.6), as gRPC has it; the reason stays.
+      if (e.code === Code.InvalidArgument) {
+        e = new NearwireError(Code.Internal, e.message, {
+          cause: e.cause,
+          ...(e.reason === undefined ? {} : { reason: e.reason }),
+        });
+      }
       this.cancel(call, e.code, e.message, e);
       return;
     }
@@ -447,6 +454,17 @@ export class ClientSession {
     for (const call of this.calls.snapshot()) this.settle(call, this.closeError);
     this.resolveClosed(error);
   }
+}
+
+/** An error STATUS as the caller's error: the `nearwire-reason` trailer becomes its `reason`. */
+function statusError(code: Code, detail: string, trailers: Metadata | undefined): NearwireError {
+  if (trailers === undefined) return new NearwireError(code, detail);
+  const reason = trailers[REASON_TRAILER];
+  if (reason === undefined) return new NearwireError(code, detail, { metadata: trailers });
+  const { [REASON_TRAILER]: _, ...metadata } = trailers;
+  const opts: NearwireErrorOptions = { metadata };
+  if (reason !== "") opts.reason = reason as ErrorReason;
+  return new NearwireError(code, detail, opts);
 }
 
 /** The largest call id (u32); a connection that has used it starts no more calls. */

@@ -24,6 +24,12 @@ export const FLAG_END_STREAM = 0x01;
 export const FLAG_HAS_MESSAGE = 0x02;
 export const FLAG_HAS_METADATA = 0x04;
 
+/**
+ * The STATUS trailer that carries a NearwireError's `reason` (PROTOCOL.md §5.6): the client
+ * takes it out of the trailers and sets the error's `reason` from it.
+ */
+export const REASON_TRAILER = "nearwire-reason";
+
 /** Messages each side may send on a call before it receives CREDIT (PROTOCOL.md §5.4). */
 export const INITIAL_CREDIT = 32;
 

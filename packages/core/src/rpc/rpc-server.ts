@@ -4,7 +4,7 @@ import { NearwireError } from "../nearwire-error.js";
 import { serverCloseHook } from "../server-close-hook.js";
 import type { ServiceDefinition } from "../service.js";
 import type { BindOptions, Server, ServiceImpl } from "../transport.js";
-import { bindService } from "./bound-method.js";
+import { bindHandlers } from "./bound-method.js";
 import { MethodTable } from "./method-table.js";
 import { ServerSession, type ServerSessionHost } from "./server-session.js";
 
@@ -94,12 +94,11 @@ export class RpcServer implements Server, ServerSessionHost {
   ): this {
     if (this.listener !== undefined)
       throw new NearwireError(Code.FailedPrecondition, "addService after listen");
-    for (const bound of bindService(service, options.codec)) {
-      const fn = (impl as Record<string, unknown>)[bound.name];
-      if (typeof fn !== "function") throw new TypeError(`no handler for ${bound.path}`);
-      if (this.methods.has(bound.path)) throw new TypeError(`${bound.path} is already served`);
-      this.methods.add({ bound, impl: fn.bind(impl) as (input: unknown, ctx: never) => unknown });
-    }
+    const served = bindHandlers(service, impl, options.codec);
+    const taken = served.find((m) => this.methods.has(m.bound.path));
+    if (taken !== undefined)
+      throw new NearwireError(Code.AlreadyExists, `service ${service.typeName} added twice`);
+    for (const method of served) this.methods.add(method);
     const hook = serverCloseHook(impl);
     if (hook !== undefined) this.closeHooks.push(hook);
     return this;

@@ -17,6 +17,7 @@ import {
   FLAG_HAS_METADATA,
   latin1OrUtf8,
   malformed,
+  REASON_TRAILER,
   REQUEST_HEAD_BYTES,
   readCallId,
   readMetadata,
@@ -99,8 +100,9 @@ export class ServerSession {
 
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
   async shutdown(code: Code, message: string): Promise<void> {
-    const shared = new NearwireError(code, message);
-    for (const call of this.calls.snapshot()) this.finish(call, code, message, undefined, shared);
+    const shared = new NearwireError(code, message, { reason: "server-closing" });
+    for (const call of this.calls.snapshot())
+      this.finish(call, code, message, SERVER_CLOSING, shared);
     await this.channel.close();
   }
 
@@ -168,7 +170,8 @@ export class ServerSession {
     const method = this.host.methods.lookup(p, REQUEST_HEAD_BYTES, ml);
     if (method === undefined || this.host.draining) {
       const name = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
-      if (this.host.draining) this.sendStatus(id, Code.Unavailable, "server is shutting down");
+      if (this.host.draining)
+        this.sendStatus(id, Code.Unavailable, "server is shutting down", SERVER_CLOSING);
       else this.sendStatus(id, Code.Unimplemented, `method ${name} not found`);
       return;
     }
@@ -303,7 +306,7 @@ export class ServerSession {
       );
     } catch (err) {
       const e = NearwireError.from(err, Code.InvalidArgument);
-      this.finish(call, e.code, e.message);
+      this.finish(call, e.code, e.message, reasonTrailer(e));
       return NOTHING;
     }
   }
@@ -391,7 +394,8 @@ export class ServerSession {
   private fail(call: ServerCall, err: unknown): void {
     if (call.finished) return;
     const e = NearwireError.from(err, Code.Unknown);
-    this.finish(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, e.metadata);
+    const md = e.reason === undefined ? e.metadata : { ...e.metadata, [REASON_TRAILER]: e.reason };
+    this.finish(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, md);
   }
 
   /** The one place a call ends on the server: sends its final STATUS (once) and forgets it. */
@@ -477,6 +481,14 @@ function readDeadline(call: ServerCall): number {
 }
 
 const NOTHING: unique symbol = Symbol("nothing");
+
+/** Trailers of a STATUS sent because the server is closing. */
+const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
+
+/** `error`'s reason as a trailer (PROTOCOL.md §5.6), or undefined when it has none. */
+function reasonTrailer(error: NearwireError): Metadata | undefined {
+  return error.reason === undefined ? undefined : { [REASON_TRAILER]: error.reason };
+}
 
 function protocolError(message: string, reason: ErrorReason = "protocol-violation"): NearwireError {
   return new NearwireError(Code.Internal, message, { reason });

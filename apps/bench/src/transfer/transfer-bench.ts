@@ -1,0 +1,357 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type {
+  BareArgs,
+  ClientArgs,
+  ClientResult,
+  FromChild,
+  ProcessFigures,
+  ServeArgs,
+  ToChild,
+} from "./transfer-child.js";
+import {
+  largeName,
+  SEED_TIMING,
+  sizeLabel,
+  type TransferCase,
+  type TransferProfile,
+} from "./transfer-plan.js";
+
+/**
+ * The transfer mode's orchestrator: for each case a fresh server process (core 1 when pinned)
+ * and a fresh client process (core 0), files in a temporary directory under the OS temp dir
+ * (same disk as `cp`'s copy), memory-to-memory roots on tmpfs (`/dev/shm`); everything it
+ * creates is removed at the end, and children are killed by PID.
+ */
+
+/** One measured case. */
+export interface TransferRun {
+  spec: TransferCase;
+  /** Wall time, ns: the client's window (seed: until its last upload completed). */
+  elapsedNs?: number;
+  /** Transfers completed in the window (seed: uploads). */
+  count?: number;
+  /** Payload bytes moved. */
+  bytes?: number;
+  meanNs?: number;
+  p99Ns?: number;
+  client?: ProcessFigures;
+  server?: ProcessFigures;
+  error?: string;
+}
+
+/** The transfer section of a report. */
+export interface TransferReport {
+  profile: TransferProfile;
+  startedAt: string;
+  finishedAt: string;
+  pin: boolean;
+  /** Seed scenario: warm-up and window per case, ms. */
+  seedTiming: { warmupMs: number; durationMs: number };
+  /** Where files lived (`/tmp/...` on which filesystem) and where memory roots lived. */
+  fileDir: string;
+  memoryDir: string | undefined;
+  /** 1-minute load average of the machine when the run began and ended (other processes). */
+  loadAverage: { start: number; end: number };
+  /** Logical cores of the machine. */
+  cores: number;
+  runs: TransferRun[];
+}
+
+/** Settings of {@link runTransferBench}. */
+export interface TransferBenchSettings {
+  profile: TransferProfile;
+  pin: boolean;
+  out: (line: string) => void;
+}
+
+const here = fileURLToPath(import.meta.url);
+const fromSource = here.endsWith(".ts");
+const CHILD = join(dirname(here), fromSource ? "transfer-child.ts" : "transfer-child.js");
+const NODE_ARGS = fromSource ? ["--import", "tsx"] : [];
+/** Longest a single case may take before its processes are killed. */
+const CASE_TIMEOUT_MS = 600_000;
+
+class Child {
+  readonly proc: ChildProcess;
+  #inbox: FromChild[] = [];
+  #wake: (() => void) | undefined;
+  #exited = false;
+  #output = "";
+
+  constructor(role: string, args: unknown, core: number | undefined) {
+    const argv = [...NODE_ARGS, CHILD, role, JSON.stringify(args)];
+    const [cmd, full] =
+      core === undefined
+        ? [process.execPath, argv]
+        : ["taskset", ["-c", String(core), process.execPath, ...argv]];
+    this.proc = spawn(cmd, full, { stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    const keep = (d: Buffer) => {
+      this.#output = (this.#output + d.toString()).slice(-2000);
+    };
+    this.proc.stdout?.on("data", keep);
+    this.proc.stderr?.on("data", keep);
+    this.proc.on("message", (m) => {
+      this.#inbox.push(m as FromChild);
+      this.#wake?.();
+    });
+    this.proc.on("exit", () => {
+      this.#exited = true;
+      this.#wake?.();
+    });
+  }
+
+  send(m: ToChild): void {
+    if (this.proc.connected) this.proc.send(m);
+  }
+
+  async expect<T extends FromChild["t"]>(t: T): Promise<Extract<FromChild, { t: T }>> {
+    const deadline = Date.now() + CASE_TIMEOUT_MS;
+    for (;;) {
+      const i = this.#inbox.findIndex((m) => m.t === t || m.t === "error");
+      if (i >= 0) {
+        const m = this.#inbox.splice(i, 1)[0] as FromChild;
+        if (m.t === "error") throw new Error(m.message.split("\n").slice(0, 3).join(" | "));
+        return m as Extract<FromChild, { t: T }>;
+      }
+      if (this.#exited) throw new Error(`process exited before "${t}": ${this.#output.trim()}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for "${t}"`);
+      await new Promise<void>((r) => {
+        const timer = setTimeout(r, left);
+        this.#wake = () => {
+          clearTimeout(timer);
+          r();
+        };
+      });
+    }
+  }
+
+  kill(): void {
+    if (!this.#exited && this.proc.pid !== undefined) this.proc.kill("SIGKILL");
+  }
+}
+
+/** Writes `bytes` of random-looking data (a 16 MiB random block repeated). */
+function makeSource(path: string, bytes: number): void {
+  if (existsSync(path) && statSync(path).size === bytes) return;
+  const block = randomBytes(16 * 1024 * 1024);
+  const fd = openSync(path, "w");
+  try {
+    for (let done = 0; done < bytes; ) {
+      const n = Math.min(block.length, bytes - done);
+      writeSync(fd, block, 0, n, done);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Runs the cases in order; a failing case records its error and the run goes on. */
+export async function runTransferBench(
+  cases: readonly TransferCase[],
+  settings: TransferBenchSettings,
+): Promise<TransferReport> {
+  const startedAt = new Date().toISOString();
+  const loadAtStart = loadavg()[0] as number;
+  const work = mkdtempSync(join(tmpdir(), "nearwire-bench-transfer-"));
+  const memoryDir = existsSync("/dev/shm")
+    ? mkdtempSync(join("/dev/shm", "nearwire-bench-transfer-"))
+    : undefined;
+  const timing = SEED_TIMING[settings.profile];
+  const [clientCore, serverCore] = settings.pin ? [0, 1] : [undefined, undefined];
+  const runs: TransferRun[] = [];
+  let n = 0;
+  const children = new Set<Child>();
+  const start = (role: string, args: unknown, core: number | undefined) => {
+    const c = new Child(role, args, core);
+    children.add(c);
+    return c;
+  };
+  const stopAll = () => {
+    for (const c of children) c.kill();
+    children.clear();
+  };
+  const fileRoot = join(work, "root");
+  mkdirSync(fileRoot);
+  const memRoot = memoryDir === undefined ? undefined : join(memoryDir, "root");
+  if (memRoot !== undefined) mkdirSync(memRoot);
+  const src = (bytes: number) => {
+    const p = join(work, `src-${sizeLabel(bytes)}.bin`);
+    makeSource(p, bytes);
+    return p;
+  };
+
+  try {
+    for (const spec of cases) {
+      const t0 = Date.now();
+      const run: TransferRun = { spec };
+      runs.push(run);
+      try {
+        if (spec.kind === "baseline") {
+          const from = src(spec.bytes);
+          const to = join(work, "baseline-copy.bin");
+          rmSync(to, { force: true });
+          try {
+            if (spec.baseline === "cp" || spec.baseline === "cp-fsync") {
+              const argv =
+                spec.baseline === "cp"
+                  ? ["cp", [from, to]]
+                  : ["sh", ["-c", 'cp "$0" "$1" && sync "$1"', from, to]];
+              const begin = process.hrtime.bigint();
+              const r = spawnSync(argv[0] as string, argv[1] as string[], { stdio: "pipe" });
+              run.elapsedNs = Number(process.hrtime.bigint() - begin);
+              if (r.status !== 0)
+                throw new Error(`${argv[0]} exited ${r.status}: ${String(r.stderr).trim()}`);
+            } else {
+              const address = join(work, `bare-${++n}.sock`);
+              const fsync = spec.baseline === "bare-net-uds-fsync";
+              const server = start(
+                "bare-serve",
+                { address, file: to, fsync } satisfies BareArgs,
+                serverCore,
+              );
+              await server.expect("ready");
+              const client = start(
+                "bare-client",
+                { address, file: from, fsync } satisfies BareArgs,
+                clientCore,
+              );
+              await client.expect("warmed");
+              server.send({ t: "mark" });
+              await server.expect("marked");
+              const begin = process.hrtime.bigint();
+              client.send({ t: "go" });
+              const done = await server.expect("done");
+              run.elapsedNs = Number(process.hrtime.bigint() - begin);
+              run.server = done.figures;
+              const result = (await client.expect("result")).result;
+              run.client = pick(result);
+              rmSync(address, { force: true });
+            }
+            run.count = 1;
+            run.bytes = spec.bytes;
+            if (statSync(to).size !== spec.bytes)
+              throw new Error(`copy has ${statSync(to).size} B, expected ${spec.bytes} B`);
+          } finally {
+            rmSync(to, { force: true });
+          }
+        } else {
+          const memory = spec.kind !== "seed" && spec.where === "memory";
+          const root = memory ? memRoot : fileRoot;
+          if (root === undefined) throw new Error("no tmpfs at /dev/shm for memory-to-memory rows");
+          const address =
+            spec.transport === "tcp" ? "tcp:127.0.0.1:0" : join(work, `t-${++n}.sock`);
+          let from = "";
+          if (spec.kind !== "seed") {
+            if (spec.direction === "upload" && spec.where === "file") from = src(spec.bytes);
+            if (spec.direction === "download")
+              for (let i = 0; i < spec.concurrency; i++) {
+                const target = join(root, ...largeName(spec, i).split("/"));
+                if (!existsSync(target) || statSync(target).size !== spec.bytes) {
+                  mkdirSync(dirname(target), { recursive: true });
+                  copyFileSync(src(spec.bytes), target);
+                }
+              }
+          }
+          const server = start(
+            "serve",
+            {
+              transport: spec.transport,
+              codec: spec.codec,
+              address,
+              root,
+            } satisfies ServeArgs,
+            serverCore,
+          );
+          const ready = await server.expect("ready");
+          const client = start(
+            "client",
+            {
+              spec,
+              address: ready.address,
+              src: from,
+              dest: join(work, "dest"),
+              warmupMs: timing.warmupMs,
+              durationMs: timing.durationMs,
+            } satisfies ClientArgs,
+            clientCore,
+          );
+          await client.expect("warmed");
+          server.send({ t: "mark" });
+          await server.expect("marked");
+          client.send({ t: "go" });
+          const result = (await client.expect("result")).result;
+          server.send({ t: "report" });
+          run.server = (await server.expect("figures")).figures;
+          run.client = pick(result);
+          run.elapsedNs = result.elapsedNs;
+          run.count = result.count;
+          run.bytes = result.bytes;
+          if (result.meanNs !== undefined) run.meanNs = result.meanNs;
+          if (result.p99Ns !== undefined) run.p99Ns = result.p99Ns;
+          if (!address.startsWith("tcp:")) rmSync(address, { force: true });
+          if (spec.kind === "seed") rmSync(join(root, "seed"), { recursive: true, force: true });
+          if (spec.kind !== "seed" && spec.direction === "download" && spec.where === "file")
+            for (let i = 0; i < spec.concurrency; i++)
+              rmSync(join(work, `dest-${i}`), { force: true });
+        }
+      } catch (err) {
+        run.error = (err as Error).message;
+      } finally {
+        stopAll();
+      }
+      settings.out(`  ${spec.key.padEnd(58)} ${describe(run)}  (${Date.now() - t0} ms)`);
+    }
+  } finally {
+    stopAll();
+    rmSync(work, { recursive: true, force: true });
+    if (memoryDir !== undefined) rmSync(memoryDir, { recursive: true, force: true });
+  }
+  return {
+    profile: settings.profile,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    pin: settings.pin,
+    seedTiming: timing,
+    fileDir: `${tmpdir()} (${fsType(tmpdir())})`,
+    memoryDir: memoryDir === undefined ? undefined : `/dev/shm (${fsType("/dev/shm")})`,
+    loadAverage: { start: loadAtStart, end: loadavg()[0] as number },
+    cores: availableParallelism(),
+    runs,
+  };
+}
+
+function pick(r: ClientResult): ProcessFigures {
+  return { cpuUs: r.cpuUs, rssAtMarkBytes: r.rssAtMarkBytes, peakRssBytes: r.peakRssBytes };
+}
+
+/** The filesystem type of a directory (`df --output=fstype`), or "unknown". */
+function fsType(dir: string): string {
+  const r = spawnSync("df", ["--output=fstype", dir], { encoding: "utf8" });
+  return r.status === 0 ? (r.stdout.trim().split("\n")[1]?.trim() ?? "unknown") : "unknown";
+}
+
+/** One line of progress for a run. */
+export function describe(run: TransferRun): string {
+  if (run.error !== undefined) return `FAILED ${run.error.slice(0, 200)}`;
+  const s = (run.elapsedNs ?? 0) / 1e9;
+  if (run.spec.kind === "seed")
+    return `${((run.count ?? 0) / s).toFixed(1)} uploads/s  mean ${((run.meanNs ?? 0) / 1e6).toFixed(1)} ms  p99 ${((run.p99Ns ?? 0) / 1e6).toFixed(1)} ms`;
+  return `${((run.bytes ?? 0) / s / 1e9).toFixed(3)} GB/s`;
+}

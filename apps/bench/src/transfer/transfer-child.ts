@@ -1,0 +1,312 @@
+/**
+ * One process of a transfer-mode run (spawned by `transfer-bench.ts` with an IPC channel):
+ * `node transfer-child.js <role> <json args>`.
+ *
+ * Roles: `serve` (the transfer service over `root`), `client` (a seed, large or many run),
+ * `bare-serve` / `bare-client` (the `node:net` + `stream.pipeline` baseline).
+ *
+ * Parent → child: `mark` (start the window: CPU and RSS marks), `go` (clients: run), `report`
+ * (servers: send the window's figures). Child → parent: `ready`, `warmed`, `marked`, `done`,
+ * `result`, `error`.
+ */
+import { once } from "node:events";
+import { createReadStream, createWriteStream, rmSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { createConnection, createServer } from "node:net";
+import { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ClientConnection } from "@nearwire/core";
+import {
+  createTransferClient,
+  createTransferHandlers,
+  DOWNLOAD_PART_SUFFIX,
+  TransferService,
+  transferCodec,
+} from "@nearwire/transfer";
+import { loadPlugins, packageOf } from "../plugins.js";
+import { largeName, type TransferCase } from "./transfer-plan.js";
+
+/** Figures of one process over the measured window. */
+export interface ProcessFigures {
+  /** CPU time over the window, µs (user + system). */
+  cpuUs: number;
+  /** RSS when the window began, bytes. */
+  rssAtMarkBytes: number;
+  /** Peak RSS of the process's life (VmHWM, `process.resourceUsage().maxRSS`), bytes. */
+  peakRssBytes: number;
+}
+
+/** What a client reports. */
+export interface ClientResult extends ProcessFigures {
+  /** Wall time of the window, ns (until the last transfer of the window completed). */
+  elapsedNs: number;
+  /** Transfers completed in the window. */
+  count: number;
+  /** Payload bytes moved in the window. */
+  bytes: number;
+  /** Mean and p99 latency of one transfer, ns (seed runs). */
+  meanNs?: number;
+  p99Ns?: number;
+}
+
+/** Arguments of a `serve` process. */
+export interface ServeArgs {
+  transport: string;
+  codec: string;
+  address: string;
+  root: string;
+}
+
+/** Arguments of a `client` process. */
+export interface ClientArgs {
+  spec: TransferCase;
+  address: string;
+  /** Upload source file (file-to-file uploads). */
+  src: string;
+  /** Download destination file prefix (file-to-file downloads). */
+  dest: string;
+  warmupMs: number;
+  durationMs: number;
+}
+
+/** Arguments of the bare pipeline's processes. */
+export interface BareArgs {
+  address: string;
+  /** Server: the file written; client: the file read. */
+  file: string;
+  fsync: boolean;
+}
+
+/** Messages a child sends. */
+export type FromChild =
+  | { t: "ready"; address: string }
+  | { t: "warmed" }
+  | { t: "marked" }
+  | { t: "done"; figures: ProcessFigures }
+  | { t: "result"; result: ClientResult }
+  | { t: "figures"; figures: ProcessFigures }
+  | { t: "error"; message: string };
+
+/** Messages the parent sends. */
+export type ToChild = { t: "mark" } | { t: "go" } | { t: "report" };
+
+const send = (m: FromChild) => process.send?.(m);
+const inbox: ToChild[] = [];
+let wake: (() => void) | undefined;
+process.on("message", (m) => {
+  inbox.push(m as ToChild);
+  wake?.();
+});
+process.on("disconnect", () => process.exit(0));
+
+async function next(t: ToChild["t"]): Promise<void> {
+  for (;;) {
+    const i = inbox.findIndex((m) => m.t === t);
+    if (i >= 0) {
+      inbox.splice(i, 1);
+      return;
+    }
+    await new Promise<void>((r) => {
+      wake = r;
+    });
+  }
+}
+
+/** The window's marks: CPU and RSS now; `figures()` later. */
+function markWindow(): () => ProcessFigures {
+  const cpu0 = process.cpuUsage();
+  const rssAtMarkBytes = process.memoryUsage.rss();
+  return () => {
+    const d = process.cpuUsage(cpu0);
+    return {
+      cpuUs: d.user + d.system,
+      rssAtMarkBytes,
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    };
+  };
+}
+
+async function transportOf(id: string) {
+  const pkg = packageOf(id);
+  const plugins = await loadPlugins(pkg === undefined ? [] : [pkg]);
+  const plugin = plugins.transports.find((t) => t.id === id && t.transport !== undefined);
+  if (plugin?.transport === undefined) {
+    const why = plugins.availability.map((a) => `${a.name}: ${a.status} ${a.detail ?? ""}`);
+    throw new Error(`transport ${id} not available${why.length > 0 ? ` (${why.join("; ")})` : ""}`);
+  }
+  return plugin.transport;
+}
+
+async function serve(args: ServeArgs): Promise<void> {
+  const make = await transportOf(args.transport);
+  const server = make(args.address).createServer();
+  server.addService(TransferService, createTransferHandlers({ root: args.root }), {
+    codec: transferCodec(args.codec),
+  });
+  await server.listen();
+  send({ t: "ready", address: server.address });
+  await next("mark");
+  const figures = markWindow();
+  send({ t: "marked" });
+  await next("report");
+  send({ t: "figures", figures: figures() });
+}
+
+/** A generated source of `bytes` bytes: one random MiB, yielded again and again. */
+async function* generated(bytes: number): AsyncGenerator<Uint8Array> {
+  const block = Buffer.alloc(1024 * 1024);
+  for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
+  let left = bytes;
+  while (left > 0) {
+    const n = Math.min(left, block.length);
+    yield n === block.length ? block : block.subarray(0, n);
+    left -= n;
+  }
+}
+
+const discard = () =>
+  new Writable({
+    highWaterMark: 1024 * 1024,
+    write(_chunk, _enc, cb) {
+      cb();
+    },
+  });
+
+async function client(args: ClientArgs): Promise<void> {
+  const { spec } = args;
+  if (spec.kind === "baseline") throw new Error("a baseline has no nearwire client");
+  const make = await transportOf(spec.transport);
+  const codec = transferCodec(spec.codec);
+  const connections: ClientConnection[] = [];
+  const nConnections = spec.kind === "seed" ? spec.clients : 1;
+  for (let i = 0; i < nConnections; i++) connections.push(await make(args.address).connect());
+  const clients = connections.map((connection) => createTransferClient({ connection, codec }));
+  try {
+    if (spec.kind === "seed") {
+      const file = Buffer.alloc(spec.fileBytes);
+      for (let i = 0; i < file.length; i += 4) file.writeUInt32LE((i * 40503) >>> 0, i);
+      const upload = (i: number) =>
+        (clients[i] as (typeof clients)[number]).upload([file], `seed/c${i}.bin`, {
+          sizeBytes: file.length,
+        });
+      const loop = async (i: number, untilNs: bigint, lat: number[] | undefined) => {
+        while (process.hrtime.bigint() < untilNs) {
+          const t0 = process.hrtime.bigint();
+          await upload(i);
+          lat?.push(Number(process.hrtime.bigint() - t0));
+        }
+      };
+      const all = (untilNs: bigint, lat?: number[]) =>
+        Promise.all(clients.map((_, i) => loop(i, untilNs, lat)));
+      await all(process.hrtime.bigint() + BigInt(args.warmupMs) * 1_000_000n);
+      send({ t: "warmed" });
+      await next("go");
+      const figures = markWindow();
+      const lat: number[] = [];
+      const t0 = process.hrtime.bigint();
+      await all(t0 + BigInt(args.durationMs) * 1_000_000n, lat);
+      const elapsedNs = Number(process.hrtime.bigint() - t0);
+      lat.sort((a, b) => a - b);
+      const mean = lat.reduce((a, b) => a + b, 0) / lat.length;
+      send({
+        t: "result",
+        result: {
+          ...figures(),
+          elapsedNs,
+          count: lat.length,
+          bytes: lat.length * spec.fileBytes,
+          meanNs: mean,
+          p99Ns: lat[Math.min(lat.length - 1, Math.ceil(lat.length * 0.99) - 1)] as number,
+        },
+      });
+      return;
+    }
+    const c = clients[0] as (typeof clients)[number];
+    const one = async (i: number) => {
+      const name = largeName(spec, i);
+      if (spec.direction === "upload") {
+        if (spec.where === "file") await c.upload(args.src, name);
+        else await c.upload(generated(spec.bytes), name, { sizeBytes: spec.bytes });
+      } else if (spec.where === "file") {
+        const dest = `${args.dest}-${i}`;
+        rmSync(dest, { force: true });
+        rmSync(dest + DOWNLOAD_PART_SUFFIX, { force: true });
+        await c.download(name, dest);
+      } else {
+        const sink = discard();
+        await c.download(name, sink);
+        sink.end();
+      }
+    };
+    send({ t: "warmed" });
+    await next("go");
+    const figures = markWindow();
+    const t0 = process.hrtime.bigint();
+    await Promise.all(Array.from({ length: spec.concurrency }, (_, i) => one(i)));
+    const elapsedNs = Number(process.hrtime.bigint() - t0);
+    send({
+      t: "result",
+      result: {
+        ...figures(),
+        elapsedNs,
+        count: spec.concurrency,
+        bytes: spec.concurrency * spec.bytes,
+      },
+    });
+  } finally {
+    for (const connection of connections) await connection.close().catch(() => {});
+  }
+}
+
+async function bareServe(args: BareArgs): Promise<void> {
+  let figures: (() => ProcessFigures) | undefined;
+  const server = createServer((socket) => {
+    pipeline(socket, createWriteStream(args.file))
+      .then(async () => {
+        if (args.fsync) {
+          const fh = await open(args.file, "r+");
+          await fh.sync();
+          await fh.close();
+        }
+        send({ t: "done", figures: (figures ?? markWindow())() });
+      })
+      .catch((err: unknown) => send({ t: "error", message: String(err) }));
+  });
+  server.listen(args.address);
+  await once(server, "listening");
+  send({ t: "ready", address: args.address });
+  await next("mark");
+  figures = markWindow();
+  send({ t: "marked" });
+}
+
+async function bareClient(args: BareArgs): Promise<void> {
+  const socket = createConnection(args.address);
+  await once(socket, "connect");
+  send({ t: "warmed" });
+  await next("go");
+  const figures = markWindow();
+  const t0 = process.hrtime.bigint();
+  await pipeline(createReadStream(args.file), socket);
+  send({
+    t: "result",
+    result: { ...figures(), elapsedNs: Number(process.hrtime.bigint() - t0), count: 1, bytes: 0 },
+  });
+}
+
+const [role, json] = process.argv.slice(2);
+const roles: Record<string, (args: never) => Promise<void>> = {
+  serve,
+  client,
+  "bare-serve": bareServe,
+  "bare-client": bareClient,
+};
+const run = roles[role ?? ""];
+if (run === undefined || json === undefined) {
+  process.stderr.write("usage: transfer-child <serve|client|bare-serve|bare-client> <json>\n");
+  process.exit(2);
+}
+run(JSON.parse(json) as never).catch((err: unknown) => {
+  send({ t: "error", message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  setTimeout(() => process.exit(1), 100);
+});

@@ -1,0 +1,187 @@
+/**
+ * The cases of the transfer mode (`@nearwire/transfer`, issue 13): which runs a profile makes.
+ *
+ * - `seed`: the seed's scenario — 2 MiB uploads from 10 concurrent clients (10 connections),
+ *   for a window after a warm-up: uploads/s, mean and p99 latency, MB/s, peak RSS of both sides.
+ * - `large`: one big transfer one way (upload or download), `file` (file to file, through the
+ *   page cache of the same disk) or `memory` (a generated source or a discarding sink on the
+ *   client, the server's root on tmpfs: no disk anywhere): GB/s, CPU of both sides, RSS growth.
+ * - `many`: `concurrency` transfers of `bytes` each at once on one connection (RSS growth).
+ * - `baseline`: `cp` (and `cp` + fsync) of the same file on the same disk, and a bare
+ *   `node:net` + `stream.pipeline` copy over a Unix socket between two processes.
+ *
+ * Case keys are `transfer-<kind>:<transport>/<codec>/<what>`, matched by `--filter`.
+ */
+
+/** One run of the transfer mode. */
+export type TransferCase =
+  | {
+      kind: "seed";
+      key: string;
+      transport: string;
+      codec: string;
+      clients: number;
+      fileBytes: number;
+    }
+  | {
+      kind: "large" | "many";
+      key: string;
+      transport: string;
+      codec: string;
+      direction: "upload" | "download";
+      where: "file" | "memory";
+      bytes: number;
+      concurrency: number;
+    }
+  | {
+      kind: "baseline";
+      key: string;
+      baseline: "cp" | "cp-fsync" | "bare-net-uds" | "bare-net-uds-fsync";
+      bytes: number;
+    };
+
+/** How much a profile measures. */
+export type TransferProfile = "small" | "default" | "full";
+
+/** The transports and codecs a plan may use (what was found at run time). */
+export interface TransferPlanInput {
+  transports: readonly string[];
+  codecs: readonly string[];
+}
+
+/** Warm-up and window of the seed scenario, per profile (ms). */
+export const SEED_TIMING: Record<TransferProfile, { warmupMs: number; durationMs: number }> = {
+  small: { warmupMs: 500, durationMs: 1000 },
+  default: { warmupMs: 1000, durationMs: 2000 },
+  full: { warmupMs: 1000, durationMs: 3000 },
+};
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+/** Size label: `64MiB`, `1GiB`, `2MiB`. */
+export function sizeLabel(bytes: number): string {
+  if (bytes >= GiB && bytes % GiB === 0) return `${bytes / GiB}GiB`;
+  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB}MiB`;
+  return `${bytes}B`;
+}
+
+/**
+ * The shm-ring wait modes the transfer mode uses. `spin` busy-polls one core per connection
+ * end: with 10 connections (the seed) on a small machine it measures the scheduler, so it is
+ * used for the one-connection large transfers only.
+ */
+const SEED_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
+  small: ["uds", "shm-ring-adaptive"],
+  default: ["uds", "grpc-uds", "shm-ring-adaptive"],
+  full: ["uds", "tcp", "grpc-uds", "shm-ring-adaptive", "shm-ring-park"],
+};
+const SEED_CODECS: Record<TransferProfile, readonly string[]> = {
+  small: ["msgpack", "raw"],
+  default: ["json", "msgpack", "protobuf", "raw"],
+  full: ["json", "msgpack", "protobuf", "flatbuffers", "raw"],
+};
+const LARGE_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
+  small: ["uds", "shm-ring-adaptive"],
+  default: ["uds", "grpc-uds", "shm-ring-spin", "shm-ring-adaptive"],
+  full: ["uds", "tcp", "grpc-uds", "shm-ring-spin", "shm-ring-adaptive", "shm-ring-park"],
+};
+/** Codecs of the memory-to-memory upload (what codec choice costs for bulk data). */
+const BULK_CODECS: Record<TransferProfile, readonly string[]> = {
+  small: ["json", "raw"],
+  default: ["json", "msgpack", "protobuf", "raw"],
+  full: ["json", "msgpack", "protobuf", "flatbuffers", "raw"],
+};
+const LARGE_BYTES: Record<TransferProfile, number> = {
+  small: 64 * MiB,
+  default: GiB,
+  full: GiB,
+};
+const MANY: Record<TransferProfile, { concurrency: number; bytes: number } | undefined> = {
+  small: undefined,
+  default: { concurrency: 10, bytes: 100 * MiB },
+  full: { concurrency: 10, bytes: 100 * MiB },
+};
+const MANY_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
+  small: [],
+  default: ["uds", "shm-ring-adaptive"],
+  full: ["uds", "grpc-uds", "shm-ring-adaptive"],
+};
+
+/** The bulk codec of the file-to-file rows (the cheapest one for bytes). */
+const FILE_CODEC = "raw";
+
+/** Builds the cases of a profile from what was found; `keep` filters by key. */
+export function transferPlan(
+  profile: TransferProfile,
+  input: TransferPlanInput,
+  keep: (c: TransferCase) => boolean = () => true,
+): TransferCase[] {
+  const has = (t: string) => input.transports.includes(t);
+  const codec = (c: string) => input.codecs.includes(c);
+  const out: TransferCase[] = [];
+  const fileBytes = 2 * MiB;
+  for (const transport of SEED_TRANSPORTS[profile].filter(has))
+    for (const c of SEED_CODECS[profile].filter(codec))
+      out.push({
+        kind: "seed",
+        key: `transfer-seed:${transport}/${c}/${sizeLabel(fileBytes)}x10`,
+        transport,
+        codec: c,
+        clients: 10,
+        fileBytes,
+      });
+  const bytes = LARGE_BYTES[profile];
+  const size = sizeLabel(bytes);
+  const large = (
+    transport: string,
+    c: string,
+    direction: "upload" | "download",
+    where: "file" | "memory",
+  ): TransferCase => ({
+    kind: "large",
+    key: `transfer-large:${transport}/${c}/${where}-${direction}-${size}`,
+    transport,
+    codec: c,
+    direction,
+    where,
+    bytes,
+    concurrency: 1,
+  });
+  for (const b of ["cp", "cp-fsync", "bare-net-uds", "bare-net-uds-fsync"] as const)
+    out.push({ kind: "baseline", key: `transfer-baseline:${b}/${size}`, baseline: b, bytes });
+  for (const transport of LARGE_TRANSPORTS[profile].filter(has)) {
+    if (codec(FILE_CODEC)) {
+      out.push(large(transport, FILE_CODEC, "upload", "file"));
+      out.push(large(transport, FILE_CODEC, "download", "file"));
+      out.push(large(transport, FILE_CODEC, "download", "memory"));
+    }
+    for (const c of BULK_CODECS[profile].filter(codec))
+      out.push(large(transport, c, "upload", "memory"));
+  }
+  const many = MANY[profile];
+  if (many !== undefined && codec(FILE_CODEC)) {
+    const what = `${many.concurrency}x${sizeLabel(many.bytes)}`;
+    for (const transport of MANY_TRANSPORTS[profile].filter(has))
+      for (const direction of ["upload", "download"] as const)
+        out.push({
+          kind: "many",
+          key: `transfer-many:${transport}/${FILE_CODEC}/file-${direction}-${what}`,
+          transport,
+          codec: FILE_CODEC,
+          direction,
+          where: "file",
+          bytes: many.bytes,
+          concurrency: many.concurrency,
+        });
+  }
+  // Baselines are measured whenever a file-to-file row is (they are its yardstick).
+  const kept = out.filter((c) => c.kind !== "baseline" && keep(c));
+  const anyFile = kept.some((c) => c.kind === "large" && c.where === "file");
+  return [...out.filter((c) => c.kind === "baseline" && (anyFile || keep(c))), ...kept];
+}
+
+/** The name a large or many run transfers as (`i`: which of the concurrent transfers). */
+export function largeName(spec: TransferCase, i: number): string {
+  return spec.kind === "many" ? `many/${i}.bin` : "large/big.bin";
+}

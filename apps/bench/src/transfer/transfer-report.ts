@@ -1,0 +1,307 @@
+import { fmt3, fmtCount, fmtNs, fmtRatio, markdownTable } from "../format.js";
+import type { Table } from "../tables.js";
+import type { TransferReport, TransferRun } from "./transfer-bench.js";
+import { sizeLabel } from "./transfer-plan.js";
+
+/**
+ * The transfer section of the reports: the seed's scenario beside the published Go figures,
+ * large transfers beside `cp` and the bare pipeline, RSS growth, and the issue's targets.
+ */
+
+/** The published figures of the seed's Go file-transfer service (other hardware). */
+export const PUBLISHED_TRANSFER = [
+  {
+    what: "Go net/rpc, JSON, whole files",
+    uploadsPerSec: "1,287",
+    mean: "186 ms",
+    p99: "312 ms",
+    peakMemory: "1.2 GB",
+  },
+  {
+    what: "Go net/rpc, binary codec, reused connections, 64 KB chunks",
+    uploadsPerSec: "4,156",
+    mean: "68 ms",
+    p99: "115 ms",
+    peakMemory: "480 MB",
+  },
+] as const;
+
+/** Largest RSS growth the issue allows per process for 1 GiB and for 10 × 100 MiB. */
+export const RSS_GROWTH_LIMIT_BYTES = 64 * 1024 * 1024;
+
+const MB = (bytes: number | undefined) =>
+  bytes === undefined ? "—" : `${(bytes / (1024 * 1024)).toFixed(0)} MiB`;
+const gbps = (r: TransferRun | undefined) =>
+  r?.elapsedNs === undefined || r.bytes === undefined || r.error !== undefined
+    ? undefined
+    : r.bytes / (r.elapsedNs / 1e9) / 1e9;
+const growth = (f: TransferRun["client"]) =>
+  f === undefined ? undefined : Math.max(0, f.peakRssBytes - f.rssAtMarkBytes);
+const cpuS = (f: TransferRun["client"]) => (f === undefined ? undefined : f.cpuUs / 1e6);
+const idOf = (r: TransferRun) => r.spec.key.slice(r.spec.key.indexOf(":") + 1);
+
+/** The seed's scenario: this run's rows. */
+function seedTable(report: TransferReport): Table {
+  const rows: string[][] = [];
+  const values: (number | undefined)[][] = [];
+  for (const r of report.runs) {
+    if (r.spec.kind !== "seed") continue;
+    if (r.error !== undefined) {
+      rows.push([idOf(r), `FAILED: ${r.error.slice(0, 120)}`, "", "", "", "", "", "", ""]);
+      values.push([]);
+      continue;
+    }
+    const s = (r.elapsedNs ?? 0) / 1e9;
+    const perSec = (r.count ?? 0) / s;
+    const mbps = (r.bytes ?? 0) / s / 1e6;
+    const perUpload = (f: TransferRun["client"]) =>
+      f === undefined || !r.count ? undefined : f.cpuUs / 1e3 / r.count;
+    rows.push([
+      idOf(r),
+      fmt3(perSec),
+      fmtNs(r.meanNs),
+      fmtNs(r.p99Ns),
+      fmt3(mbps),
+      MB(r.client?.peakRssBytes),
+      MB(r.server?.peakRssBytes),
+      fmt3(perUpload(r.client)),
+      fmt3(perUpload(r.server)),
+    ]);
+    values.push([
+      undefined,
+      perSec,
+      r.meanNs,
+      r.p99Ns,
+      mbps,
+      r.client?.peakRssBytes,
+      r.server?.peakRssBytes,
+      perUpload(r.client),
+      perUpload(r.server),
+    ]);
+  }
+  const t = report.seedTiming;
+  return {
+    title: "Transfer: the seed's scenario (2 MiB uploads, 10 concurrent clients)",
+    note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (status + upload per file, 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with fsync + rename per commit); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.`,
+    headers: [
+      "transport/codec/file × clients",
+      "uploads/s",
+      "mean",
+      "p99",
+      "MB/s",
+      "client peak RSS",
+      "server peak RSS",
+      "client CPU ms/upload",
+      "server CPU ms/upload",
+    ],
+    rows,
+    values,
+  };
+}
+
+/** The published Go figures, for orientation beside the seed table. */
+function publishedTable(): Table {
+  return {
+    title: "Transfer: the seed's published figures (Go, other hardware)",
+    note: "Published by the seed project: Go net/rpc on 8 cores and 16 GB, 2 MB uploads at 10 concurrent clients. Another language on other hardware: side by side with the table above for orientation, never as a ratio.",
+    headers: ["published (Go)", "uploads/s", "mean", "p99", "peak memory"],
+    rows: PUBLISHED_TRANSFER.map((p) => [p.what, p.uploadsPerSec, p.mean, p.p99, p.peakMemory]),
+  };
+}
+
+/** Large transfers and baselines. */
+function largeTable(report: TransferReport): Table {
+  const base = (b: string) =>
+    report.runs.find((r) => r.spec.kind === "baseline" && r.spec.baseline === b);
+  const ref = {
+    cp: gbps(base("cp")),
+    cpFsync: gbps(base("cp-fsync")),
+    bare: gbps(base("bare-net-uds")),
+    bareFsync: gbps(base("bare-net-uds-fsync")),
+  };
+  const rows: string[][] = [];
+  const values: (number | undefined)[][] = [];
+  for (const r of report.runs) {
+    if (r.spec.kind === "seed") continue;
+    if (r.error !== undefined) {
+      rows.push([idOf(r), `FAILED: ${r.error.slice(0, 120)}`]);
+      values.push([]);
+      continue;
+    }
+    const g = gbps(r) as number;
+    const file = r.spec.kind === "baseline" || r.spec.where === "file";
+    const ratio = (to: number | undefined) =>
+      file && to !== undefined && r.spec.kind !== "baseline" ? g / to : undefined;
+    const cg = growth(r.client);
+    const sg = growth(r.server);
+    const limited = r.spec.kind === "large" || r.spec.kind === "many";
+    const within =
+      !limited || cg === undefined || sg === undefined
+        ? ""
+        : Math.max(cg, sg) <= RSS_GROWTH_LIMIT_BYTES
+          ? "yes"
+          : "NO";
+    rows.push([
+      idOf(r),
+      g.toFixed(3),
+      fmtRatio(ratio(ref.cp)),
+      fmtRatio(ratio(ref.cpFsync)),
+      fmtRatio(ratio(ref.bare)),
+      fmtRatio(ratio(ref.bareFsync)),
+      cpuS(r.client) === undefined ? "—" : (cpuS(r.client) as number).toFixed(2),
+      cpuS(r.server) === undefined ? "—" : (cpuS(r.server) as number).toFixed(2),
+      MB(cg),
+      MB(sg),
+      within,
+    ]);
+    values.push([
+      undefined,
+      g,
+      ratio(ref.cp),
+      ratio(ref.cpFsync),
+      ratio(ref.bare),
+      ratio(ref.bareFsync),
+      cpuS(r.client),
+      cpuS(r.server),
+      cg,
+      sg,
+      undefined,
+    ]);
+  }
+  return {
+    title: "Transfer: large files, one way",
+    note: `GB/s = 10^9 B/s of payload. file-* = file to file through the page cache of ${report.fileDir}: an upload reads a file and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it. memory-* = a generated source or a discarding sink on the client, the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the issue's limit is 64 MiB.`,
+    headers: [
+      "case",
+      "GB/s",
+      "÷ cp",
+      "÷ cp+fsync",
+      "÷ bare pipeline",
+      "÷ bare+fsync",
+      "client CPU s",
+      "server CPU s",
+      "client RSS growth",
+      "server RSS growth",
+      "≤ 64 MiB",
+    ],
+    rows,
+    values,
+  };
+}
+
+/** The issue's targets against this run. */
+function targetsTable(report: TransferReport): Table {
+  const rows: string[][] = [];
+  const runs = report.runs.filter((r) => r.error === undefined);
+  const base = (b: string) =>
+    gbps(runs.find((r) => r.spec.kind === "baseline" && r.spec.baseline === b));
+  const cp = base("cp");
+  const bare = base("bare-net-uds");
+  const large = (pred: (r: TransferRun & { spec: { kind: "large" } }) => boolean) =>
+    runs.filter(
+      (r): r is TransferRun & { spec: { kind: "large" } } =>
+        r.spec.kind === "large" && pred(r as never),
+    );
+  const verdict = (ok: boolean | undefined) => (ok === undefined ? "—" : ok ? "met" : "NOT met");
+  for (const r of large((r) => r.spec.where === "file")) {
+    const g = gbps(r) as number;
+    const shm = r.spec.transport.startsWith("shm-ring");
+    const uds = r.spec.transport === "uds";
+    if (shm && cp !== undefined)
+      rows.push([`${idOf(r)} ≥ 0.8× cp`, `${fmtRatio(g / cp)}`, verdict(g / cp >= 0.8)]);
+    if (shm && bare !== undefined)
+      rows.push([
+        `${idOf(r)} ≥ 1.3× bare pipeline`,
+        `${fmtRatio(g / bare)}`,
+        verdict(g / bare >= 1.3),
+      ]);
+    if (uds && bare !== undefined)
+      rows.push([
+        `${idOf(r)} ≥ 0.9× bare pipeline`,
+        `${fmtRatio(g / bare)}`,
+        verdict(g / bare >= 0.9),
+      ]);
+  }
+  for (const r of large(
+    (r) =>
+      r.spec.where === "memory" &&
+      r.spec.transport.startsWith("shm-ring") &&
+      r.spec.codec === "raw",
+  )) {
+    const g = gbps(r) as number;
+    rows.push([`${idOf(r)} ≥ 3 GB/s`, `${g.toFixed(2)} GB/s`, verdict(g >= 3)]);
+  }
+  for (const r of runs) {
+    if (r.spec.kind !== "many" && !(r.spec.kind === "large" && r.spec.bytes >= 1024 ** 3)) continue;
+    const worst = Math.max(growth(r.client) ?? 0, growth(r.server) ?? 0);
+    rows.push([
+      `${idOf(r)}: RSS growth ≤ 64 MiB per process`,
+      MB(worst),
+      verdict(worst <= RSS_GROWTH_LIMIT_BYTES),
+    ]);
+  }
+  return {
+    title: "Transfer: the issue's targets",
+    note: "Targets of issue 13 against this run's rows (file rows: upload and download each). A target measured at a smaller size than the issue's (the small profile uses 64 MiB) says so in its case id.",
+    headers: ["target", "this run", "verdict"],
+    rows,
+  };
+}
+
+/** Every table of the transfer section, in report order. */
+export function transferTables(report: TransferReport): Table[] {
+  const tables: Table[] = [];
+  if (report.runs.some((r) => r.spec.kind === "seed"))
+    tables.push(seedTable(report), publishedTable());
+  if (report.runs.some((r) => r.spec.kind !== "seed")) tables.push(largeTable(report));
+  const targets = targetsTable(report);
+  if (targets.rows.length > 0) tables.push(targets);
+  return tables;
+}
+
+/** One paragraph on how the transfer section was measured. */
+export function transferMethod(report: TransferReport): string {
+  const sizes = [
+    ...new Set(
+      report.runs.flatMap((r) => (r.spec.kind === "seed" ? [] : [sizeLabel(r.spec.bytes)])),
+    ),
+  ];
+  return `Profile ${report.profile}; every case runs a fresh server process and a fresh client process${report.pin ? " (server on core 1, client on core 0)" : ""}; files under ${report.fileDir}${report.memoryDir === undefined ? "" : `, memory roots under ${report.memoryDir}`}; sizes ${sizes.join(", ") || "—"}; 64 KiB chunks; run ${report.startedAt} → ${report.finishedAt}; 1-minute load average ${report.loadAverage.start.toFixed(1)} at the start and ${report.loadAverage.end.toFixed(1)} at the end on ${report.cores} cores (above the core count, other processes shared the CPUs and the figures are low). Measure it alone with \`nearwire-bench transfer\` (\`--small\`, \`--full\`).`;
+}
+
+/** The transfer section as Markdown (level-2 heading). */
+export function transferMarkdown(report: TransferReport): string {
+  const out = ["## Transfer (@nearwire/transfer)", "", transferMethod(report), ""];
+  for (const t of transferTables(report))
+    out.push(`### ${t.title}`, "", t.note, "", markdownTable(t.headers, t.rows), "");
+  return out.join("\n");
+}
+
+/** Counts for a one-line summary on the terminal. */
+export function transferSummaryLine(report: TransferReport): string {
+  const failed = report.runs.filter((r) => r.error !== undefined).length;
+  return `transfer: ${fmtCount(report.runs.length)} case(s)${failed > 0 ? `, ${failed} FAILED` : ""}`;
+}
+
+/**
+ * The transfer section as HTML (`<h2 id="transfer">`); `table` renders one table (the HTML
+ * report's `tableHtml`, passed in so this file does not import the report that imports it).
+ */
+export function transferHtml(
+  report: TransferReport,
+  table: (t: Table, id: string) => string,
+  escapeText: (text: string) => string,
+): string {
+  const out = [
+    '<h2 id="transfer">Transfer (@nearwire/transfer)</h2>',
+    `<p class="note">${escapeText(transferMethod(report))}</p>`,
+  ];
+  transferTables(report).forEach((t, i) => {
+    out.push(
+      `<h3>${escapeText(t.title)}</h3>`,
+      `<p class="note">${escapeText(t.note)}</p>`,
+      table(t, `transfer-${i}`),
+    );
+  });
+  return out.join("\n");
+}

@@ -1,0 +1,232 @@
+import assert from "node:assert/strict";
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { describe, it } from "node:test";
+import { escapeHtml, tableHtml } from "../src/html-report.js";
+import { runTransferBench, type TransferReport } from "../src/transfer/transfer-bench.js";
+import { runTransferCommand } from "../src/transfer/transfer-command.js";
+import { type TransferCase, transferPlan } from "../src/transfer/transfer-plan.js";
+import {
+  RSS_GROWTH_LIMIT_BYTES,
+  transferHtml,
+  transferMarkdown,
+  transferTables,
+} from "../src/transfer/transfer-report.js";
+
+const ALL = {
+  transports: ["uds", "tcp", "grpc-uds", "shm-ring-spin", "shm-ring-adaptive", "shm-ring-park"],
+  codecs: ["json", "msgpack", "protobuf", "flatbuffers", "raw"],
+};
+const MiB = 1024 * 1024;
+
+describe("transfer plan", () => {
+  it("the small profile: seed, 64 MiB rows and the baselines", () => {
+    const keys = transferPlan("small", ALL).map((c) => c.key);
+    assert.ok(keys.includes("transfer-seed:uds/raw/2MiBx10"));
+    assert.ok(keys.includes("transfer-large:shm-ring-adaptive/raw/file-upload-64MiB"));
+    assert.ok(keys.includes("transfer-baseline:cp/64MiB"));
+    assert.ok(!keys.some((k) => k.startsWith("transfer-many:")));
+  });
+
+  it("default and full: 1 GiB, 10 × 100 MiB, every codec in the bulk rows", () => {
+    const keys = transferPlan("full", ALL).map((c) => c.key);
+    assert.ok(keys.includes("transfer-large:shm-ring-spin/raw/file-download-1GiB"));
+    assert.ok(keys.includes("transfer-many:uds/raw/file-upload-10x100MiB"));
+    for (const codec of ALL.codecs)
+      assert.ok(keys.includes(`transfer-large:uds/${codec}/memory-upload-1GiB`), codec);
+    assert.ok(
+      transferPlan("default", ALL).some((c) => c.key === "transfer-baseline:bare-net-uds/1GiB"),
+    );
+  });
+
+  it("a filter keeps the baselines beside a file row, and drops them otherwise", () => {
+    const file = transferPlan("small", ALL, (c) => c.key.includes("uds/raw/file-upload"));
+    assert.deepEqual(
+      file.filter((c) => c.kind === "baseline").map((c) => c.key),
+      [
+        "transfer-baseline:cp/64MiB",
+        "transfer-baseline:cp-fsync/64MiB",
+        "transfer-baseline:bare-net-uds/64MiB",
+        "transfer-baseline:bare-net-uds-fsync/64MiB",
+      ],
+    );
+    const seed = transferPlan("small", ALL, (c) => c.kind === "seed");
+    assert.ok(seed.length > 0 && seed.every((c) => c.kind === "seed"));
+  });
+
+  it("only transports and codecs that were found", () => {
+    const cases = transferPlan("full", { transports: ["uds"], codecs: ["json"] });
+    assert.ok(cases.every((c) => c.kind === "baseline" || c.transport === "uds"));
+    assert.ok(cases.every((c) => c.kind === "baseline" || c.codec === "json"));
+  });
+});
+
+function fixture(): TransferReport {
+  const large = (key: string, where: "file" | "memory", transport: string): TransferCase => ({
+    kind: "large",
+    key,
+    transport,
+    codec: "raw",
+    direction: "upload",
+    where,
+    bytes: 1024 * MiB,
+    concurrency: 1,
+  });
+  const figures = (growth: number) => ({
+    cpuUs: 1e6,
+    rssAtMarkBytes: 100 * MiB,
+    peakRssBytes: 100 * MiB + growth,
+  });
+  const GiB = 1024 * MiB;
+  return {
+    profile: "default",
+    startedAt: "2026-12-01T00:00:00.000Z",
+    finishedAt: "2026-12-01T00:01:00.000Z",
+    pin: true,
+    seedTiming: { warmupMs: 1000, durationMs: 2000 },
+    fileDir: "/tmp (ext4)",
+    memoryDir: "/dev/shm (tmpfs)",
+    loadAverage: { start: 0.5, end: 0.7 },
+    cores: 2,
+    runs: [
+      {
+        spec: { kind: "baseline", key: "transfer-baseline:cp/1GiB", baseline: "cp", bytes: GiB },
+        elapsedNs: 1e9,
+        bytes: GiB,
+        count: 1,
+      },
+      {
+        spec: {
+          kind: "baseline",
+          key: "transfer-baseline:bare-net-uds/1GiB",
+          baseline: "bare-net-uds",
+          bytes: GiB,
+        },
+        elapsedNs: 2e9,
+        bytes: GiB,
+        count: 1,
+      },
+      {
+        spec: large("transfer-large:uds/raw/file-upload-1GiB", "file", "uds"),
+        elapsedNs: 2e9,
+        bytes: GiB,
+        count: 1,
+        client: figures(10 * MiB),
+        server: figures(RSS_GROWTH_LIMIT_BYTES + MiB),
+      },
+      {
+        spec: large(
+          "transfer-large:shm-ring-spin/raw/memory-upload-1GiB",
+          "memory",
+          "shm-ring-spin",
+        ),
+        elapsedNs: 0.25e9,
+        bytes: GiB,
+        count: 1,
+        client: figures(0),
+        server: figures(0),
+      },
+      {
+        spec: {
+          kind: "seed",
+          key: "transfer-seed:uds/raw/2MiBx10",
+          transport: "uds",
+          codec: "raw",
+          clients: 10,
+          fileBytes: 2 * MiB,
+        },
+        elapsedNs: 2e9,
+        count: 200,
+        bytes: 400 * MiB,
+        meanNs: 100e6,
+        p99Ns: 150e6,
+        client: figures(0),
+        server: figures(0),
+      },
+    ],
+  };
+}
+
+describe("transfer report", () => {
+  it("targets: ratios to cp and the bare pipeline, GB/s, RSS growth against 64 MiB", () => {
+    const tables = transferTables(fixture());
+    const targets = tables.find((t) => t.title.includes("targets"));
+    assert.ok(targets);
+    const row = (prefix: string) => targets.rows.find((r) => (r[0] as string).startsWith(prefix));
+    // uds upload: 1024 MiB in 2 s vs bare 2 s → 1.00× ≥ 0.9×.
+    assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.9×")?.slice(1), ["1.00×", "met"]);
+    assert.deepEqual(row("shm-ring-spin/raw/memory-upload-1GiB ≥ 3")?.slice(1), [
+      "4.29 GB/s",
+      "met",
+    ]);
+    assert.equal(row("uds/raw/file-upload-1GiB: RSS")?.[2], "NOT met");
+    const large = tables.find((t) => t.title.includes("large files"));
+    const uds = large?.rows.find((r) => r[0] === "uds/raw/file-upload-1GiB");
+    assert.equal(uds?.[2], "0.50×"); // ÷ cp
+    assert.equal(uds?.at(-1), "NO");
+  });
+
+  it("Markdown and HTML carry the seed rows beside the published Go figures", () => {
+    const md = transferMarkdown(fixture());
+    assert.match(md, /## Transfer \(@nearwire\/transfer\)/);
+    assert.match(md, /\| uds\/raw\/2MiBx10 \| 100 \| 100 ms \| 150 ms \|/);
+    assert.match(md, /4,156/);
+    const html = transferHtml(
+      fixture(),
+      (t, id) => tableHtml(t, id, { sortable: true, filter: false }),
+      escapeHtml,
+    );
+    assert.match(html, /<h2 id="transfer">/);
+    assert.match(html, /1,287/);
+  });
+});
+
+describe("transfer runs", () => {
+  it("one small memory-to-memory upload over uds, and nothing left in the temp dirs", async () => {
+    const mine = () =>
+      [...readdirSync(tmpdir()), ...readdirSync("/dev/shm").map((n) => `shm:${n}`)].filter((n) =>
+        n.includes("nearwire-bench-transfer-"),
+      );
+    const before = mine();
+    const spec: TransferCase = {
+      kind: "large",
+      key: "transfer-large:uds/raw/memory-upload-8MiB",
+      transport: "uds",
+      codec: "raw",
+      direction: "upload",
+      where: "memory",
+      bytes: 8 * MiB,
+      concurrency: 1,
+    };
+    const lines: string[] = [];
+    const report = await runTransferBench([spec], {
+      profile: "small",
+      pin: false,
+      out: (l) => lines.push(l),
+    });
+    const run = report.runs[0];
+    assert.equal(run?.error, undefined);
+    assert.equal(run?.bytes, 8 * MiB);
+    assert.ok((run?.elapsedNs ?? 0) > 0);
+    assert.ok((run?.server?.peakRssBytes ?? 0) > 0);
+    assert.match(lines[0] ?? "", /memory-upload-8MiB .* GB\/s/);
+    assert.deepEqual(mine(), before);
+  });
+
+  it("a bad argument of the subcommand is a usage error (exit 2)", async () => {
+    const write = process.stderr.write;
+    let err = "";
+    process.stderr.write = ((s: string) => {
+      err += s;
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      assert.equal(await runTransferCommand(["--small", "--full"]), 2);
+      assert.equal(await runTransferCommand(["--filter", "("]), 2);
+      assert.equal(await runTransferCommand(["--bogus"]), 2);
+    } finally {
+      process.stderr.write = write;
+    }
+    assert.match(err, /--small and --full together/);
+  });
+});

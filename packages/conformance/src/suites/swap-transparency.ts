@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { describe } from "node:test";
+import { Code, type Codec, type MessageCodec } from "@nearwire/core";
+import { conformanceService } from "../conformance-service.js";
+import type { SuiteHarness } from "../suite-harness.js";
+import { collect, expectCode, waitFor } from "../wait.js";
+import { countRequest, newTag, sharedServer } from "./shared-server.js";
+
+const S = "swap transparency";
+
+/**
+ * The promise of the README: swapping the transport leaves the caller's code as it is. The same
+ * calls, with the same options, end the same way on every transport: the `timeoutMs` rule
+ * (PROTOCOL.md §5.5), the `reason` of each error (the limits suite checks `message-too-large`),
+ * the default message size limit, and what a connect
+ * to an address where nothing listens says. Assertions read `code` and `reason` (and, where
+ * the text is the point, the message).
+ */
+export function swapTransparencySuite(h: SuiteHarness): void {
+  describe(S, () => {
+    const s = sharedServer(h);
+    const stillWorks = async () => {
+      const r = await s.c.client.echo({ id: 7, text: "after" });
+      assert.equal(r.text, "after", "the next call on the connection");
+    };
+
+    h.test(
+      S,
+      "timeoutMs 0, -1 and -Infinity fail at once with DEADLINE_EXCEEDED; the handler never runs",
+      async () => {
+        const tag = newTag("timeout-zero");
+        for (const timeoutMs of [0, -1, Number.NEGATIVE_INFINITY]) {
+          const e = await expectCode(
+            s.c.client.sleep({ tag, ms: 0 }, { timeoutMs }),
+            Code.DeadlineExceeded,
+            `sleep with timeoutMs ${timeoutMs}`,
+          );
+          assert.match(e.message, /deadline has already passed/);
+          await expectCode(
+            collect(s.c.client.count(countRequest(tag, 1), { timeoutMs })),
+            Code.DeadlineExceeded,
+            `count with timeoutMs ${timeoutMs}`,
+          );
+        }
+        await expectCode(
+          s.c.client.sleep({ tag, ms: 0 }, { timeoutMs: Number.NaN }),
+          Code.InvalidArgument,
+          "sleep with timeoutMs NaN",
+        );
+        const st = await s.c.client.stats({ tag });
+        assert.equal(st.tagStarted, 0, "no handler ran");
+        await stillWorks();
+      },
+    );
+
+    h.test(
+      S,
+      "timeoutMs 2^31 − 1, 2^31, 2^32 − 1 and 2^33 are honoured: the calls succeed",
+      async () => {
+        for (const timeoutMs of [2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 33]) {
+          const reply = await s.c.client.sleep({ tag: "", ms: 20 }, { timeoutMs });
+          assert.equal(reply.aborted, false, `timeoutMs ${timeoutMs}`);
+          const items = await collect(s.c.client.count(countRequest("", 3), { timeoutMs }));
+          assert.equal(items.length, 3, `count with timeoutMs ${timeoutMs}`);
+        }
+      },
+    );
+
+    h.test(S, "a request the server cannot decode: INVALID_ARGUMENT, decode-failed", async () => {
+      const garbled = s.c.conn.client(conformanceService, { codec: garbling(h.codec, "encode") });
+      const e = await expectCode(
+        garbled.echo({ id: 1, text: "x" }),
+        Code.InvalidArgument,
+        "echo with undecodable bytes",
+      );
+      assert.equal(e.reason, "decode-failed", e.message);
+      await stillWorks();
+    });
+
+    h.test(S, "a response the client cannot decode: INTERNAL, decode-failed", async () => {
+      const garbled = s.c.conn.client(conformanceService, { codec: garbling(h.codec, "decode") });
+      const e = await expectCode(
+        garbled.echo({ id: 1, text: "x" }),
+        Code.Internal,
+        "echo whose response the client cannot decode",
+      );
+      assert.equal(e.reason, "decode-failed", e.message);
+      await stillWorks();
+    });
+
+    h.test(
+      S,
+      "a call the server's close cuts short: UNAVAILABLE, server-closing",
+      async () => {
+        const server = await h.startServer({ graceMs: 100 });
+        const c = await h.connect(server.address);
+        try {
+          const tag = newTag("closing");
+          const pending = c.client.sleep({ tag, ms: 30_000 });
+          pending.catch(() => {});
+          await waitFor("the sleep handler to start", async () => {
+            const st = await c.client.stats({ tag });
+            return st.tagStarted >= 1 ? st : undefined;
+          });
+          const stopped = server.stop();
+          const e = await expectCode(pending, Code.Unavailable, "sleep while the server closes");
+          assert.equal(e.reason, "server-closing", e.message);
+          await stopped;
+        } finally {
+          await h.disconnect(c);
+        }
+      },
+      { timeoutMs: 30_000 },
+    );
+
+    h.test(
+      S,
+      "connect where nothing listens: UNAVAILABLE, nothing-listens, naming the address",
+      async () => {
+        const address = await h.newAddress();
+        const transport = await h.transport(address);
+        const e = await expectCode(transport.connect(), Code.Unavailable, "connect to nothing");
+        assert.equal(e.reason, "nothing-listens", e.message);
+        assert.match(e.message, /^nothing listens at .+ — is the server running\?/);
+        const shown = address.replace(/^unix:(?!\/\/)/, "").replace(/^unix:\/\//, "");
+        assert.ok(
+          e.message.includes(shown.replace(/^unix-abstract:/, "")),
+          `${e.message} names ${address}`,
+        );
+      },
+    );
+
+    h.test(S, "the default message limit is the same: 3 MiB passes both ways", async () => {
+      const n = 3 * 1024 * 1024;
+      const reply = await s.c.client.echo({ id: 1, text: "y".repeat(n) });
+      assert.equal(reply.text.length, n);
+      const big = await s.c.client.generate({ id: 1, textLength: n });
+      assert.equal(big.text.length, n);
+    });
+  });
+}
+
+/** `codec` with its encoder (or decoder) of every type broken: bytes no codec decodes. */
+function garbling(codec: Codec, which: "encode" | "decode"): Codec {
+  const garbage = new Uint8Array([0xc1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+  return {
+    ...codec,
+    name: `${codec.name}-garbled`,
+    forType<T>(type: { name: string }): MessageCodec<T> {
+      const real = codec.forType<T>(type as never);
+      if (which === "encode") {
+        return { encode: () => garbage, decode: (b) => real.decode(b), decodesInPlace: false };
+      }
+      return {
+        encode: (v) => real.encode(v),
+        decode: () => {
+          throw new Error("garbled on purpose");
+        },
+        decodesInPlace: false,
+      };
+    },
+  };
+}

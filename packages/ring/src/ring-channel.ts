@@ -1,0 +1,351 @@
+import { performance } from "node:perf_hooks";
+import type { Channel, ChannelHandler } from "@nearwire/core";
+import { Code, checkSend, isSendableType, NearwireError } from "@nearwire/core";
+import { RingReader, RingWriter } from "./ring.js";
+
+/** How a receiving side waits for frames. */
+export type WaitMode = "spin" | "park" | "adaptive";
+
+/** Records read per ring pass before the loop checks the clock (and the transport's events). */
+const BATCH = 256;
+/** Longest stretch the spin loop holds the event loop before yielding (setImmediate), ms. */
+const TURN_MS = 1;
+/** `RESOLVED.then(f)` queues `f` as a microtask without queueMicrotask's per-call AsyncResource. */
+const RESOLVED = Promise.resolve();
+/** Microtask hops the chase takes (letting promise continuations run) before it spins. */
+const CHASE_HOPS = 8;
+/** How long the chase spins for the peer's answer before going back to the event loop, ms. */
+const CHASE_SPIN_MS = 0.05;
+
+/** What every ring channel is built from. */
+export interface RingChannelParts {
+  /** The mapped segment (PROTOCOL.md §6 layout). */
+  buffer: ArrayBufferLike;
+  ringBytes: number;
+  /** Ring this side writes (0 for the client / connector, 1 for the server / listener). */
+  sendRing: 0 | 1;
+  wait: WaitMode;
+  /** Spin window of `adaptive`, µs. */
+  spinUs: number;
+  peer: string;
+}
+
+/**
+ * The part of a ring {@link Channel} that does not depend on how the two sides ring each other's
+ * bell or learn of each other's end: send (with a queue when the ring is full), the receive loop
+ * (spin, park, adaptive; the chase after a delivery), drain, pause, close. Used by shm-ring
+ * (doorbells on a control socket, between processes) and worker (`Atomics.notify`, between
+ * threads). A subclass supplies the hooks; the hot path calls them only when the other side set
+ * its parked / waiting flag.
+ */
+export abstract class RingChannel implements Channel {
+  readonly transientPayloads = true;
+  readonly maxPayloadBytes: number;
+  readonly peer: string;
+  protected readonly writer: RingWriter;
+  protected readonly reader: RingReader;
+  protected readonly wait: WaitMode;
+  private readonly spinMs: number;
+  protected handler: ChannelHandler | undefined;
+  protected state = "open" as "open" | "closing" | "closed";
+  private paused = false;
+  private scheduled = false;
+  protected sleeping = false;
+  private sent = false;
+  private chaseHops = 0;
+  private chaseUntil = 0;
+  private lastActivity = performance.now();
+  private pending: ({ type: number; payload: Uint8Array } | undefined)[] = [];
+  private pendingHead = 0;
+  private drainWaiters: (() => void)[] = [];
+  /** Set by the subclass when it learnt that the peer ended (its error: {@link peerEndError}). */
+  protected peerEnded = false;
+  private closedPromise: Promise<void> | undefined;
+  private closeError: NearwireError | undefined;
+  private readonly sink = (type: number, payload: Uint8Array): void => {
+    if (this.state === "closed" || this.handler === undefined) return;
+    try {
+      this.handler.onFrame(type, payload);
+    } catch (cause) {
+      this.terminate(
+        new NearwireError(
+          Code.Internal,
+          `onFrame threw: ${(cause as Error)?.message ?? String(cause)}`,
+          { cause },
+        ),
+        true,
+      );
+    }
+  };
+
+  constructor(parts: RingChannelParts) {
+    this.writer = new RingWriter(parts.buffer, parts.ringBytes, parts.sendRing);
+    this.reader = new RingReader(parts.buffer, parts.ringBytes, parts.sendRing === 0 ? 1 : 0);
+    this.maxPayloadBytes = this.writer.maxPayloadBytes;
+    this.wait = parts.wait;
+    this.spinMs = parts.wait === "park" ? 0 : parts.spinUs / 1000;
+    this.peer = parts.peer;
+  }
+
+  /** The peer's receive ring had its parked flag set (now cleared): wake it. */
+  protected abstract ringData(): void;
+  /** The peer's send ring had its waiting flag set (now cleared): tell it there is space. */
+  protected abstract ringSpace(): void;
+  /** The receive loop parked (the parked flag is set): sleep until {@link wakeUp}. */
+  protected abstract sleep(): void;
+  /** The send queue stopped on a full ring with the waiting flag set: wait for the space bell. */
+  protected abstract spaceBlocked(): void;
+  /** A clean close after the queue drained: tell the peer every frame is in the ring. */
+  protected abstract endCleanly(): void;
+  /** Transport-specific part of closing at once: tell the peer `error` (when `tellPeer`). */
+  protected abstract release(error: NearwireError | undefined, tellPeer: boolean): void;
+  /** The error the peer ended with (undefined: it closed cleanly), read once it ended. */
+  protected abstract peerEndError(): NearwireError | undefined;
+
+  get closed(): boolean {
+    return this.state !== "open";
+  }
+
+  start(handler: ChannelHandler): void {
+    if (this.handler !== undefined)
+      throw new NearwireError(Code.FailedPrecondition, "channel already started");
+    this.handler = handler;
+    if (this.state === "closed") {
+      handler.onClose(this.closeError);
+      return;
+    }
+    if (this.peerEnded) {
+      this.onPeerEnd();
+      return;
+    }
+    this.schedule();
+  }
+
+  send(type: number, payload: Uint8Array): boolean {
+    checkSend(this.state !== "open", type, payload.byteLength, this.maxPayloadBytes, this.peer);
+    if (this.pending.length === this.pendingHead && this.writer.tryWrite(type, payload)) {
+      if (this.writer.takeParked()) this.ringData();
+      this.sent = true;
+      if (this.sleeping && this.wait !== "park") this.wakeUp();
+      return true;
+    }
+    this.pending.push({ type, payload: payload.slice() });
+    if (this.pending.length - this.pendingHead === 1) this.flush();
+    return this.pending.length === this.pendingHead;
+  }
+
+  /** Zero-copy send (core's `Channel.sendWith`): `fill` writes the payload into the ring slot. */
+  sendWith(
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ): boolean {
+    if (this.state !== "open" || this.pending.length !== this.pendingHead) return false;
+    if (!isSendableType(type)) return false;
+    if (!this.writer.tryWriteWith(type, this.writer.maxPayloadBytes, fill)) return false;
+    if (this.writer.takeParked()) this.ringData();
+    this.sent = true;
+    if (this.sleeping && this.wait !== "park") this.wakeUp();
+    return true;
+  }
+
+  drained(): Promise<void> {
+    if (this.pending.length === this.pendingHead || this.state === "closed")
+      return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.state !== "closed") this.schedule();
+  }
+
+  close(error?: NearwireError): Promise<void> {
+    if (this.closedPromise) return this.closedPromise;
+    if (error !== undefined) {
+      this.terminate(error, true);
+      this.closedPromise = Promise.resolve();
+      return this.closedPromise;
+    }
+    this.state = "closing";
+    this.closedPromise = this.drained().then(() => {
+      if (this.state === "closed") return;
+      this.endCleanly();
+      this.terminate(undefined, false);
+    });
+    return this.closedPromise;
+  }
+
+  private isClosed(): boolean {
+    return this.state === "closed";
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.state === "closed") return;
+    this.scheduled = true;
+    setImmediate(this.pump);
+  }
+
+  /** Leaves the parked state and runs the receive loop again (the data bell rang). */
+  protected wakeUp(): void {
+    this.sleeping = false;
+    this.reader.unpark();
+    this.lastActivity = performance.now();
+    this.schedule();
+  }
+
+  /** The receive loop: spins on the ring for up to TURN_MS, then yields, spins again or parks. */
+  private readonly pump = (): void => {
+    this.scheduled = false;
+    if (this.state === "closed" || this.paused || this.handler === undefined) return;
+    let t = performance.now();
+    const turnEnd = t + TURN_MS;
+    for (let i = 1; ; i++) {
+      let delivered: number;
+      try {
+        delivered = this.poll();
+      } catch (err) {
+        this.terminate(NearwireError.from(err, Code.Internal), true);
+        return;
+      }
+      if (this.isClosed() || this.paused) return;
+      if (delivered > 0) {
+        // Yield at once: the handlers' promise continuations (an RPC reply resolving its
+        // caller, who then sends the next request) run only when this callback returns.
+        this.sent = false;
+        this.lastActivity = performance.now();
+        if (this.spinMs > 0) {
+          this.chaseUntil = turnEnd;
+          this.chaseHops = 0;
+          RESOLVED.then(this.chase);
+        } else {
+          this.schedule();
+        }
+        return;
+      }
+      if ((i & 15) !== 0) continue;
+      t = performance.now();
+      if (this.sent) {
+        this.sent = false;
+        this.lastActivity = t;
+      }
+      if (t >= turnEnd || t - this.lastActivity >= this.spinMs) break;
+    }
+    if (this.wait === "spin" || t - this.lastActivity < this.spinMs || !this.reader.park()) {
+      this.schedule();
+      return;
+    }
+    this.sleep();
+  };
+
+  /**
+   * Spin and adaptive modes, after a delivery: runs as a microtask behind the continuations the
+   * delivery resolved (which typically send the next request or reply), polls again, and spins
+   * briefly for the peer's answer — a ping-pong then never waits for an event-loop turn. Bounded
+   * by the turn (TURN_MS): after that it yields through setImmediate so I/O and timers run.
+   */
+  private readonly chase = (): void => {
+    if (this.state === "closed" || this.paused || this.handler === undefined) return;
+    let delivered: number;
+    try {
+      delivered = this.poll();
+      // This side sent since the last hop: its own continuations are still producing (a
+      // stream, a burst of replies), so go on hopping between them instead of spinning.
+      if (this.sent) {
+        this.sent = false;
+        this.chaseHops = 0;
+      } else if (delivered === 0 && ++this.chaseHops >= CHASE_HOPS) {
+        const end = performance.now() + CHASE_SPIN_MS;
+        for (let i = 1; delivered === 0; i++) {
+          delivered = this.poll();
+          if ((i & 15) === 0 && performance.now() >= end) break;
+        }
+      }
+    } catch (err) {
+      this.terminate(NearwireError.from(err, Code.Internal), true);
+      return;
+    }
+    if (this.isClosed() || this.paused) return;
+    const now = performance.now();
+    if (delivered > 0) {
+      this.lastActivity = now;
+      this.chaseHops = 0;
+    }
+    if (this.chaseHops < CHASE_HOPS && now < this.chaseUntil) {
+      RESOLVED.then(this.chase);
+      return;
+    }
+    this.schedule();
+  };
+
+  /** One pass: deliver up to BATCH records, ring the producer if it waits, flush the queue. */
+  private poll(): number {
+    const n = this.reader.read(this.sink, BATCH);
+    if (n > 0 && this.reader.takeWaiting()) this.ringSpace();
+    if (this.pending.length !== this.pendingHead) this.flush();
+    return n;
+  }
+
+  /** The space bell rang: write what is queued. */
+  protected flushPending(): void {
+    if (this.state !== "closed" && this.pending.length !== this.pendingHead) this.flush();
+  }
+
+  private flush(): void {
+    while (this.pending.length !== this.pendingHead) {
+      const f = this.pending[this.pendingHead] as { type: number; payload: Uint8Array };
+      if (!this.writer.tryWrite(f.type, f.payload)) {
+        if (this.writer.waitForSpace(f.payload.byteLength)) continue;
+        this.spaceBlocked();
+        return;
+      }
+      this.pending[this.pendingHead++] = undefined;
+      if (this.writer.takeParked()) this.ringData();
+    }
+    this.pending = [];
+    this.pendingHead = 0;
+    this.writer.clearWaiting();
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** The peer closed (cleanly, with an error, or by dying): deliver what it wrote, then close. */
+  protected onPeerEnd(): void {
+    if (this.state === "closed" || !this.peerEnded) return;
+    const error = this.peerEndError();
+    // All the peer published before it ended fits in one ring: drain at most `capacity` bytes,
+    // so a peer that goes on writing after its end (or a corrupt layout) cannot keep us here.
+    const end = this.reader.position + this.reader.capacity;
+    try {
+      while (
+        !this.isClosed() &&
+        this.reader.position < end &&
+        this.reader.read(this.sink, BATCH) > 0
+      ) {}
+    } catch (err) {
+      this.terminate(NearwireError.from(err, Code.Internal), false);
+      return;
+    }
+    this.terminate(error, false);
+  }
+
+  /** Closes at once: tells the peer why (when `tellPeer`), calls onClose once. */
+  protected terminate(error: NearwireError | undefined, tellPeer: boolean): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.closeError = error;
+    this.sleeping = false;
+    this.release(error, tellPeer);
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+    this.pending = [];
+    this.pendingHead = 0;
+    this.handler?.onClose(error);
+  }
+}
