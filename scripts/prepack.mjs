@@ -4,7 +4,7 @@
 // or declaration maps (the tarball ships no `src/`, so maps would point at missing files), and
 // fails when the entry points named in package.json were not produced.
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -73,5 +73,12 @@ if (existsSync(join(pkgDir, "binding.gyp"))) {
   if (!existsSync(dir) || !readdirSync(dir).some((f) => f.endsWith(".node"))) {
     console.error(`prepack ${pkg.name}: no prebuilt addon in ${dir}`);
     process.exit(1);
+  }
+  // prebuildify moved build/Release/<target>.node into prebuilds/: put the compiled one back, so
+  // a working tree that packed still loads its own build (which wins over a prebuild).
+  const objects = join(pkgDir, "build/Release/obj.target");
+  for (const file of readdirSync(objects).filter((f) => f.endsWith(".node"))) {
+    if (!existsSync(join(pkgDir, "build/Release", file)))
+      copyFileSync(join(objects, file), join(pkgDir, "build/Release", file));
   }
 }

@@ -36,6 +36,7 @@ import {
   Orchestrator,
   type RunSettings,
 } from "./runner.js";
+import { seedComparison } from "./seed-comparison.js";
 import { type BenchReport, median, summarise } from "./summary.js";
 import { allTables } from "./tables.js";
 import { mainRunTransferCases, measureTransferSection } from "./transfer/transfer-command.js";
@@ -401,10 +402,13 @@ function writeOutputs(
     }
   }
   const stdout = io.stdout ?? ((t: string) => process.stdout.write(t));
-  if (jsonFile === "-") stdout(`${JSON.stringify(report, null, 1)}\n`);
+  // The JSON carries the seed tables too (derived from the cases; render.ts recomputes them).
+  const json = () =>
+    `${JSON.stringify({ ...report, seedTables: seedComparison(report) }, null, 1)}\n`;
+  if (jsonFile === "-") stdout(json());
   else if (jsonFile !== undefined) {
     mkdirSync(dirname(resolve(jsonFile)), { recursive: true });
-    writeFileSync(jsonFile, `${JSON.stringify(report, null, 1)}\n`);
+    writeFileSync(jsonFile, json());
     written.push(jsonFile);
   }
   if (mdFile === "-") {

@@ -249,6 +249,7 @@ export function renderHtml(report: BenchReport): string {
   for (const [t, id] of [
     [seeds.ipc, "seed-ipc"],
     [seeds.spsc, "seed-spsc"],
+    [seeds.worker, "seed-worker"],
   ] as const) {
     body.push(
       `<h3>${escapeHtml(t.title)}</h3>`,

@@ -92,7 +92,7 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
     "This run's figures in the shape of the published tables above, next to the published numbers. The published columns are other hardware and Go: they are there for orientation and are never divided by this run's figures.",
     "",
   );
-  for (const t of [seeds.ipc, seeds.spsc]) {
+  for (const t of [seeds.ipc, seeds.spsc, seeds.worker]) {
     out.push(
       `### ${t.title}`,
       "",

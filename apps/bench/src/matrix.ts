@@ -14,7 +14,14 @@ export const BASELINE_TRANSPORTS = [
   "bare-net-tcp",
   "bare-grpc-js",
   "bare-grpc-js-tcp",
+  "bare-postmessage",
 ] as const;
+
+/**
+ * RPC transports measured with the raw codec only and without the tick/request/metric rows,
+ * unless `--full`: the worker rows are there to set beside shm-ring and postMessage.
+ */
+const RAW_ONLY = (transport: string) => transport.startsWith("worker-");
 
 /**
  * Transports measured only at the smallest size, latency and throughput, unless `--full`: gRPC
@@ -98,8 +105,9 @@ export function buildMatrix(options: BenchOptions, input: MatrixInput): CaseSpec
       flows(t.id, "channel", "frame");
       continue;
     }
+    const rawOnly = !full && RAW_ONLY(t.id);
     for (const m of ["tick", "request", "metric"] as const) {
-      if (!messages.has(m) || (!full && SMALL_ONLY.includes(t.id))) continue;
+      if (!messages.has(m) || (!full && SMALL_ONLY.includes(t.id)) || rawOnly) continue;
       for (const codec of allCodecs) {
         all.push(
           makeCase({
@@ -115,7 +123,8 @@ export function buildMatrix(options: BenchOptions, input: MatrixInput): CaseSpec
         );
       }
     }
-    for (const codec of sweepCodecs) flows(t.id, "rpc", codec);
+    for (const codec of rawOnly ? sweepCodecs.filter((c) => c === "raw") : sweepCodecs)
+      flows(t.id, "rpc", codec);
     // The engine's own cost, like for like with the bare rows: a pass-through codec at 64 B.
     const bytesWanted = options.codecs === undefined || options.codecs.includes("bytes");
     if (BYTES_ROWS.includes(t.id) && messages.has("chunk") && bytesWanted && sizes.includes(64))

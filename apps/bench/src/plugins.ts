@@ -52,6 +52,37 @@ export interface TransportPlugin {
    * CPU column holds both sides.
    */
   inProcess?: boolean;
+  /**
+   * The server runs in a worker thread of the client process (`@nearwire/worker`): the
+   * server process idles, and the client's CPU column holds both threads.
+   */
+  serverThread?: boolean;
+}
+
+/**
+ * The other thread of a {@link TransportPlugin.serverThread} case, as this thread sees it: the
+ * `Worker` in the client process, `parentPort` in the server thread. Set before connect/listen.
+ */
+let threadEndpoint:
+  | import("node:worker_threads").Worker
+  | import("node:worker_threads").MessagePort
+  | undefined;
+
+/** Sets the endpoint worker transports of this thread use (see {@link TransportPlugin.serverThread}). */
+export function setThreadEndpoint(
+  endpoint: import("node:worker_threads").Worker | import("node:worker_threads").MessagePort,
+): void {
+  threadEndpoint = endpoint;
+}
+
+function currentThreadEndpoint() {
+  if (threadEndpoint === undefined) throw new Error("no worker thread started for this case");
+  return threadEndpoint;
+}
+
+/** True for cases whose server is a worker thread of the client process (worker rows, postMessage). */
+export function serverInThread(transport: string): boolean {
+  return transport.startsWith("worker-") || transport === "bare-postmessage";
 }
 
 const memoryTransports = new Map<string, Transport>();
@@ -78,12 +109,14 @@ export type PackageName =
   | "@nearwire/bench-messages"
   | "@nearwire/uds"
   | "@nearwire/grpc-uds"
-  | "@nearwire/shm-ring";
+  | "@nearwire/shm-ring"
+  | "@nearwire/worker";
 
 /** The package a transport id comes from (undefined for the hand-written baselines). */
 export function packageOf(transport: string): PackageName | undefined {
   if (transport.startsWith("bare-") || transport === "memory") return undefined;
   if (transport.startsWith("shm-ring")) return "@nearwire/shm-ring";
+  if (transport.startsWith("worker-")) return "@nearwire/worker";
   if (transport.startsWith("grpc-")) return "@nearwire/grpc-uds";
   return "@nearwire/uds";
 }
@@ -174,6 +207,29 @@ export async function loadPlugins(only?: readonly PackageName[]): Promise<Plugin
           },
         );
       }
+    }
+  }
+  if (want("@nearwire/worker")) {
+    const { createWorkerChannelProvider, createWorkerTransport } = await import("@nearwire/worker");
+    for (const wait of ["spin", "park", "adaptive"] as const) {
+      transports.push(
+        {
+          id: `worker-${wait}`,
+          layer: "rpc",
+          addressKind: "path",
+          baseline: "bare-postmessage",
+          transport: () => createWorkerTransport({ port: currentThreadEndpoint(), wait }),
+          serverThread: true,
+        },
+        {
+          id: `worker-${wait}-channel`,
+          layer: "channel",
+          addressKind: "path",
+          baseline: "bare-postmessage",
+          channel: () => createWorkerChannelProvider({ port: currentThreadEndpoint(), wait }),
+          serverThread: true,
+        },
+      );
     }
   }
   const messages = want("@nearwire/bench-messages") ? await loadMessages() : NO_MESSAGES;

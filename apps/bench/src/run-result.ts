@@ -30,6 +30,11 @@ export interface RunResult {
    * accounting, see `heap-per-call.ts`; ArrayBuffer backing stores not included).
    */
   clientHeapBytesPerMsg?: number;
+  /**
+   * Park-mode worker rows: CPU of the client process (both threads) over an idle second after
+   * the window, with the connection open and parked, percent of one core.
+   */
+  idleCpuPercent?: number;
   /** The warm-up before the window: wall time (ns), calls, and whether it ended steady. */
   warmup?: { ns: number; calls: number; steady: boolean };
 }

@@ -5,12 +5,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CaseSpec, MessageName } from "./case-spec.js";
 import type { CodecResult } from "./codec-bench.js";
+import { serverInThread } from "./plugins.js";
 import type { RunResult } from "./run-result.js";
 import type { CodecArgs, EndpointArgs, FromWorker, ToWorker } from "./worker.js";
 
 /**
  * The orchestrator: for each case it spawns a server child (pinned to core 1) and a client
  * child (pinned to core 0), so client, server and the orchestrator never share a JIT or a heap.
+ * A case whose server is a worker thread of the client (`serverInThread`) pins the client to
+ * cores 0 and 1 (its server child idles).
  * It sequences warm-up → server CPU mark → measure → server CPU mark, and kills its children
  * by PID if a case hangs.
  */
@@ -67,7 +70,7 @@ class Worker {
   constructor(
     role: string,
     args: unknown,
-    core: number | undefined,
+    core: number | string | undefined,
     build: Build,
     cpuProfDir: string | undefined,
   ) {
@@ -180,10 +183,11 @@ export class Orchestrator {
     let client: Worker | undefined;
     try {
       const ready = await server.expect("ready", 20_000);
+      // A server thread of the client process (worker rows, postMessage) needs the second core.
       client = new Worker(
         "client",
         { ...args, address: ready.address },
-        pin ? 0 : undefined,
+        pin ? (serverInThread(spec.transport) ? "0,1" : 0) : undefined,
         build,
         prof,
       );

@@ -15,7 +15,44 @@ export interface SeedComparison {
   ipc: Table;
   /** The tuned SPSC ring: mean, p99, msgs/s, memory. */
   spsc: Table;
+  /**
+   * Issue 16's seed: the ring between processes vs an in-process channel, reproduced with
+   * worker threads (rings in a SharedArrayBuffer, and Node's own channel, postMessage).
+   */
+  worker: Table;
 }
+
+/**
+ * The seed figures issue 16 quotes (Go, 64 B messages): a shared-memory SPSC ring between
+ * processes and an in-process SPSC channel.
+ */
+const WORKER_SEED = {
+  ring: {
+    what: "SPSC ring, processes",
+    mean: "1.83 µs",
+    p99: "2.98 µs",
+    rate: "4.91 M",
+    memory: "~1 MB fixed",
+  },
+  channel: {
+    what: "SPSC channel, in process",
+    mean: "2.47 µs",
+    p99: "4.12 µs",
+    rate: "3.82 M",
+    memory: "~2 MB heap",
+  },
+} as const;
+
+/** Rows of the worker table: [case transport, codec, seed figure beside it, fixed memory]. */
+const WORKER_ROWS: readonly [string, "channel" | "ring", string][] = [
+  ["bare-postmessage", "channel", "none (a structured clone per message)"],
+  ["worker-spin-channel", "channel", "8 MiB + 4 KiB SharedArrayBuffer"],
+  ["worker-park-channel", "channel", "8 MiB + 4 KiB SharedArrayBuffer"],
+  ["worker-adaptive-channel", "channel", "8 MiB + 4 KiB SharedArrayBuffer"],
+  ["worker-spin", "channel", "8 MiB + 4 KiB SharedArrayBuffer"],
+  ["worker-park", "channel", "8 MiB + 4 KiB SharedArrayBuffer"],
+  ["shm-ring-spin-channel", "ring", "8 MiB + 4 KiB shared segment"],
+];
 
 /** Shared memory of one shm-ring connection with the package defaults (2 × 4 MiB rings + a 4 KiB header page); the bench does not change them. */
 export const SHM_SEGMENT_BYTES = 2 * 4 * 1024 * 1024 + 4096;
@@ -124,6 +161,61 @@ export function seedComparison(report: BenchReport): SeedComparison {
     ]);
   }
 
+  const idle = idleCpuByKey(report);
+  const workerRows: string[][] = [];
+  const workerValues: (number | undefined)[][] = [];
+  let lastSeed: string | undefined;
+  for (const [transport, seed, memory] of WORKER_ROWS) {
+    const id = `${transport}/${codecOf(transport)}/64B`;
+    const lat = byKey.get(`latency:${id}`);
+    const stream = byKey.get(`stream:${id}`);
+    if (lat === undefined && stream === undefined) continue;
+    const ref = WORKER_SEED[seed];
+    const first = lastSeed !== seed;
+    lastSeed = seed;
+    const mean = meanNs.get(`latency:${id}`);
+    const idlePct = idle.get(`latency:${id}`) ?? idle.get(`stream:${id}`);
+    workerRows.push([
+      first ? ref.what : "",
+      first ? ref.mean : "",
+      first ? ref.p99 : "",
+      first ? ref.rate : "",
+      first ? ref.memory : "",
+      id,
+      fmtNs(mean),
+      fmtNs(lat?.p50Ns),
+      fmtNs(lat?.p99Ns),
+      fmtCount(stream?.msgsPerSec),
+      memory,
+      idlePct === undefined ? "" : `${idlePct.toFixed(2)} %`,
+    ]);
+    workerValues.push([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      mean,
+      lat?.p50Ns,
+      lat?.p99Ns,
+      stream?.msgsPerSec,
+      transport.startsWith("bare-") ? undefined : SHM_SEGMENT_BYTES,
+      idlePct,
+    ]);
+  }
+  const p50 = (t: string) => byKey.get(`latency:${t}/${codecOf(t)}/64B`)?.p50Ns;
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined || b === 0 ? "—" : `${(a / b).toFixed(2)}×`;
+  const spinStream = byKey.get(`stream:worker-spin-channel/frame/64B`)?.msgsPerSec;
+  const parkIdle = idle.get("latency:worker-park-channel/frame/64B");
+  const targets = [
+    `worker-spin-channel p50 / shm-ring-spin-channel p50 = ${ratio(p50("worker-spin-channel"), p50("shm-ring-spin-channel"))} (target ≤ 1.2×)`,
+    `bare-postmessage p50 / worker-spin-channel p50 = ${ratio(p50("bare-postmessage"), p50("worker-spin-channel"))} (target ≥ 10×)`,
+    `worker-spin-channel one way ${spinStream === undefined ? "—" : `${fmtCount(spinStream)} msgs/s`} (target ≥ 5 M)`,
+    `park idle CPU ${parkIdle === undefined ? "—" : `${parkIdle.toFixed(2)} % of a core`} (target ≤ 2 %)`,
+  ];
+
   const sizeText = sizes.length > 0 ? sizes.join(" and ") : "—";
   return {
     ipc: {
@@ -160,7 +252,37 @@ export function seedComparison(report: BenchReport): SeedComparison {
       rows: spscRows,
       values: spscValues,
     },
+    worker: {
+      title: "Worker threads: rings vs postMessage vs processes, 64 B messages",
+      note: `Published: issue 16's seed (Go, 64 B), a shared-memory SPSC ring between processes and an in-process SPSC channel. This run: the worker rows (server in a worker thread of the client process, both pinned to cores 0–1), Node's own thread channel \`MessagePort.postMessage\` (bare-postmessage) and the shm-ring channel between processes; mean, p50 and p99 of the round trip with one message in flight, msgs/s one way (streaming); fixed memory per connection (configured, not measured); idle CPU: process.cpuUsage of the client process (both threads) over one idle second with the connection parked, percent of a core. Issue 16's targets, this run's rows only: ${targets.join("; ")}. Published columns: other hardware, another language — never a ratio.`,
+      headers: [
+        "published (Go)",
+        "published mean",
+        "published p99",
+        "published msgs/s",
+        "published memory",
+        "this run: case",
+        "mean",
+        "p50",
+        "p99",
+        "msgs/s (stream)",
+        "fixed memory / connection",
+        "idle CPU (park)",
+      ],
+      rows: workerRows,
+      values: workerValues,
+    },
   };
+}
+
+/** Median over runs of each case's idle CPU (park-mode worker rows), percent of a core. */
+function idleCpuByKey(report: BenchReport): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of report.cases) {
+    const v = c.runs.flatMap((r) => (r.idleCpuPercent === undefined ? [] : [r.idleCpuPercent]));
+    if (v.length > 0) out.set(c.spec.key, median(v));
+  }
+  return out;
 }
 
 /** Median over runs of each latency case's mean, ns (the summaries keep percentiles only). */

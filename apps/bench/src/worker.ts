@@ -1,3 +1,4 @@
+import { Worker } from "node:worker_threads";
 import type { CaseSpec, MessageName } from "./case-spec.js";
 import { measure, warmUp } from "./drive.js";
 import type { BenchClient, BenchServer } from "./endpoint.js";
@@ -6,8 +7,11 @@ import {
   type PackageName,
   type Plugins,
   packageOf,
+  serverInThread,
+  setThreadEndpoint,
   type TransportPlugin,
 } from "./plugins.js";
+import type { RunResult } from "./run-result.js";
 
 /**
  * Child process entry: `worker.js <role> <json>`, talking to the orchestrator over the IPC
@@ -80,6 +84,8 @@ async function startServer(args: EndpointArgs): Promise<BenchServer> {
     return (await import("./bare-net.js")).startBareNetServer(address);
   if (spec.transport === "bare-grpc-js" || spec.transport === "bare-grpc-js-tcp")
     return (await import("./bare-grpc.js")).startBareGrpcServer(address);
+  // Worker rows and the postMessage baseline: the server is a thread of the client process.
+  if (serverInThread(spec.transport)) return { address, close: async () => {} };
   const plugins = await loadFor(spec);
   const plugin = pluginFor(plugins, spec.transport);
   if (plugin.inProcess) return { address, close: async () => {} };
@@ -91,6 +97,7 @@ async function startServer(args: EndpointArgs): Promise<BenchServer> {
 
 async function connect(args: EndpointArgs): Promise<BenchClient> {
   const { spec, address, seed } = args;
+  if (serverInThread(spec.transport)) return connectThread(args);
   if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
     return (await import("./bare-net.js")).connectBareNet(spec, address, seed);
   if (spec.transport === "bare-grpc-js" || spec.transport === "bare-grpc-js-tcp")
@@ -109,6 +116,65 @@ async function connect(args: EndpointArgs): Promise<BenchClient> {
       await server.close();
     },
   };
+}
+
+/**
+ * A case whose server is a worker thread of this process (`thread-server.js`): starts it,
+ * connects to it (over the worker transport, or posts messages for `bare-postmessage`), and
+ * terminates it on close.
+ */
+async function connectThread(args: EndpointArgs): Promise<BenchClient> {
+  const { spec, address, seed } = args;
+  const thread = new Worker(new URL("./thread-server.js", import.meta.url), {
+    workerData: { spec },
+  });
+  try {
+    let client: BenchClient;
+    if (spec.transport === "bare-postmessage") {
+      await new Promise((resolve, reject) => {
+        thread.once("online", resolve);
+        thread.once("error", reject);
+      });
+      client = (await import("./bare-postmessage.js")).connectPostMessage(thread, spec, seed);
+    } else {
+      setThreadEndpoint(thread);
+      const plugins = await loadFor(spec);
+      const plugin = pluginFor(plugins, spec.transport);
+      const nw = await import("./nearwire-endpoints.js");
+      client =
+        spec.layer === "channel"
+          ? await nw.connectChannel(plugin, spec, address, seed)
+          : await nw.connectRpc(plugin, spec, address, plugins.messages, seed);
+    }
+    return {
+      ...client,
+      async close() {
+        await client.close();
+        await thread.terminate();
+      },
+    };
+  } catch (err) {
+    await thread.terminate();
+    throw err;
+  }
+}
+
+/**
+ * Park mode's idle CPU: after the measured window, the connection stays open and idle for
+ * `IDLE_MS` (once it has parked: `IDLE_SETTLE_MS` first); process.cpuUsage covers both threads.
+ * Percent of one core.
+ */
+const IDLE_SETTLE_MS = 200;
+const IDLE_MS = 1000;
+
+async function idleCpuPercent(): Promise<number> {
+  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
+  const t0 = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const d = process.cpuUsage(cpu0);
+  const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
+  return ((d.user + d.system) / wallUs) * 100;
 }
 
 async function serverRole(args: EndpointArgs): Promise<void> {
@@ -136,7 +202,14 @@ async function clientRole(args: EndpointArgs): Promise<void> {
   const go = nextMessage();
   void send({ t: "warmed" });
   await go;
-  const result = await measure(client, args.spec, args.durationMs, warm);
+  const result: Omit<RunResult, "server" | "serverCpuUsPerMsg"> = await measure(
+    client,
+    args.spec,
+    args.durationMs,
+    warm,
+  );
+  if (/^worker-park(-channel)?$/.test(args.spec.transport))
+    result.idleCpuPercent = await idleCpuPercent();
   await send({ t: "result", result });
   await Promise.race([client.close(), new Promise((r) => setTimeout(r, 2000))]);
 }

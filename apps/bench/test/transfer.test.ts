@@ -32,6 +32,9 @@ describe("transfer plan", () => {
     const keys = transferPlan("full", ALL).map((c) => c.key);
     assert.ok(keys.includes("transfer-large:shm-ring-spin/raw/file-download-1GiB"));
     assert.ok(keys.includes("transfer-many:uds/raw/file-upload-10x100MiB"));
+    assert.ok(keys.includes("transfer-large:uds/raw/memory-upload-1GiB-chunk1MiB"));
+    const big = transferPlan("full", ALL).find((c) => c.key.endsWith("file-upload-1GiB-chunk1MiB"));
+    assert.equal(big?.kind === "large" ? big.chunkBytes : undefined, 1024 * 1024);
     for (const codec of ALL.codecs)
       assert.ok(keys.includes(`transfer-large:uds/${codec}/memory-upload-1GiB`), codec);
     assert.ok(
@@ -50,6 +53,8 @@ describe("transfer plan", () => {
         "transfer-baseline:bare-net-uds-fsync/64MiB",
       ],
     );
+    const many = transferPlan("default", ALL, (c) => c.kind === "many");
+    assert.equal(many.filter((c) => c.kind === "baseline").length, 4);
     const seed = transferPlan("small", ALL, (c) => c.kind === "seed");
     assert.ok(seed.length > 0 && seed.every((c) => c.kind === "seed"));
   });

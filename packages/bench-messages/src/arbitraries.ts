@@ -1,3 +1,4 @@
+/** fast-check arbitraries of the four bench messages, over the value domain every codec carries. */
 import fc from "fast-check";
 import type { Chunk, Metric, Request, Tick } from "./messages.js";
 

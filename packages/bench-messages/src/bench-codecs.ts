@@ -1,3 +1,4 @@
+/** The bench messages bound to each codec (json, msgpack, protobuf, flatbuffers, raw), by name. */
 import { createFlatbuffersCodec } from "@nearwire/codec-flatbuffers";
 import { createMsgpackCodec } from "@nearwire/codec-msgpack";
 import type { ProtobufStaticType } from "@nearwire/codec-protobuf";

@@ -1,3 +1,6 @@
+/**
+ * Canonical form of a decoded bench message, so values decoded by different codecs compare equal.
+ */
 import type { Chunk, Metric, Request, Tick } from "./messages.js";
 
 function plainBytes(b: Uint8Array): Uint8Array {

@@ -1,3 +1,4 @@
+/** The bench messages to and from the flatc-generated tables of schema/bench.fbs. */
 import type { FlatbuffersTable, FlatbuffersVerifier } from "@nearwire/codec-flatbuffers";
 import { Code, NearwireError } from "@nearwire/core";
 import type { Builder, ByteBuffer } from "flatbuffers";

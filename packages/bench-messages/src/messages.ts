@@ -1,3 +1,4 @@
+/** The four bench messages (Tick, Request, Metric, Chunk) as TypeScript types and message types. */
 import { messageType } from "@nearwire/core";
 
 /*

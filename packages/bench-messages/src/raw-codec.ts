@@ -1,3 +1,6 @@
+/**
+ * The hand-written raw binary layouts of the bench messages (little-endian, no tags); drawn below.
+ */
 import type { Codec, MessageCodec } from "@nearwire/core";
 import { Code, createCodec, NearwireError } from "@nearwire/core";
 import type { Chunk, Metric, Request, Tick } from "./messages.js";

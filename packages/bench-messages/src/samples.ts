@@ -1,3 +1,4 @@
+/** Sample bench messages of realistic size and content, deterministic from a seed. */
 import type { Chunk, Metric, Request, Tick } from "./messages.js";
 
 /**

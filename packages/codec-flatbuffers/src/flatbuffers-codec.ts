@@ -1,3 +1,4 @@
+/** createFlatbuffersCodec: message types mapped onto FlatBuffers tables, verified before decode. */
 import type { Codec, MessageCodec } from "@nearwire/core";
 import { Code, createCodec, NearwireError } from "@nearwire/core";
 import { Builder, ByteBuffer } from "flatbuffers";

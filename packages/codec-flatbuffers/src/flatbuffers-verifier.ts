@@ -1,3 +1,4 @@
+/** A FlatBuffers buffer verifier: bounds and offsets checked before a table is read. */
 import { Code, NearwireError } from "@nearwire/core";
 
 /*

@@ -1,3 +1,4 @@
+/** createMsgpackCodec: MessagePack (@msgpack/msgpack) as a nearwire codec. */
 import type { DecoderOptions, EncoderOptions } from "@msgpack/msgpack";
 import { Decoder, Encoder } from "@msgpack/msgpack";
 import type { Codec, MessageCodec } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** createProtobufCodec: protobufjs static classes as a nearwire codec, with the version check. */
 import { createRequire } from "node:module";
 import type { Codec, MessageCodec, MessageType } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";

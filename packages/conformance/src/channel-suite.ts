@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { type Channel, Code, codeName, NearwireError } from "@nearwire/core";
+import { readSeq, seqFrame } from "./seq-frames.js";
 import { assertNearwireError, hangGuard, sleep, waitFor } from "./wait.js";
 
 /** What a channel implementation can do; a false flag switches the tests that need it off. */
@@ -57,14 +58,14 @@ class Recorder {
   readonly frames: { type: number; payload: Uint8Array }[] = [];
   closeCount = 0;
   closeError: NearwireError | undefined;
-  readonly #closed: Promise<NearwireError | undefined>;
+  private readonly closedPromise: Promise<NearwireError | undefined>;
   onFrame: (type: number, payload: Uint8Array) => void = (type, payload) => {
     this.frames.push({ type, payload: payload.slice() });
   };
 
   constructor(channel: Channel) {
     let resolve!: (e: NearwireError | undefined) => void;
-    this.#closed = new Promise((r) => {
+    this.closedPromise = new Promise((r) => {
       resolve = r;
     });
     channel.start({
@@ -79,7 +80,7 @@ class Recorder {
 
   /** The close error (undefined for a clean close); hang guard `ms`. */
   closed(ms = 10_000): Promise<NearwireError | undefined> {
-    return hangGuard(this.#closed, ms, "onClose");
+    return hangGuard(this.closedPromise, ms, "onClose");
   }
 
   /** Waits until `n` frames arrived. */
@@ -92,25 +93,13 @@ class Recorder {
   }
 }
 
-/** A payload of `n` bytes starting with the u32 big-endian `seq`, the rest a pattern of it. */
-function seqPayload(seq: number, n: number): Uint8Array {
-  const p = new Uint8Array(n);
-  for (let i = 4; i < n; i++) p[i] = (seq + i) & 0xff;
-  if (n >= 4) new DataView(p.buffer).setUint32(0, seq);
-  return p;
-}
-
-function readSeq(p: Uint8Array): number {
-  return new DataView(p.buffer, p.byteOffset, p.byteLength).getUint32(0);
-}
-
 /** Sends `count` sequence frames of `size` B, awaiting `drained()` whenever send says so. */
 async function sendSequence(ch: Channel, count: number, size: number, first = 0): Promise<number> {
   let pushedBack = 0;
   const payload = new Uint8Array(size);
   const view = new DataView(payload.buffer);
   for (let i = first; i < first + count; i++) {
-    view.setUint32(0, i);
+    view.setUint32(0, i, true);
     if (!ch.send(SEQ, payload)) {
       pushedBack++;
       await ch.drained();
@@ -162,10 +151,13 @@ function assertError(
  * top level of a test file. Each test gets a fresh pair from `factory` and closes both ends.
  *
  * ```ts
+ * import { memoryChannelPair } from "@nearwire/core/transport-kit";
+ *
  * channelSuite({
  *   name: "memory",
  *   factory: async () => {
- *     const [local, remote] = memoryChannelPair({ maxPayloadBytes: 1 << 20, highWaterMarkBytes: 1 << 20 });
+ *     const limits = { maxPayloadBytes: 1 << 20, highWaterMarkBytes: 1 << 20 };
+ *     const [local, remote] = memoryChannelPair(limits);
  *     return { local, remote };
  *   },
  *   supports: { closeReason: true, peerCrash: false, sendWith: true },
@@ -216,7 +208,11 @@ export function channelSuite(options: ChannelSuiteOptions): void {
       await Promise.all([sendSequence(local, frames, 64), sendSequence(remote, frames, 48)]);
       await waitFor(
         "every frame",
-        () => (l.next() >= frames && r.next() >= frames ? true : undefined),
+        () => {
+          // A gap fails at once rather than when the wait runs out.
+          assert.equal(l.gap() ?? r.gap(), undefined);
+          return l.next() >= frames && r.next() >= frames ? true : undefined;
+        },
         { timeoutMs: 30_000, intervalMs: 5 },
       );
       assert.equal(l.gap(), undefined);
@@ -230,7 +226,7 @@ export function channelSuite(options: ChannelSuiteOptions): void {
       remote,
     }) => {
       const atRemote = new Recorder(remote);
-      for (let i = 0; i < 100; i++) remote.send(SEQ, seqPayload(i, 16));
+      for (let i = 0; i < 100; i++) remote.send(SEQ, seqFrame(i, 16));
       await sleep(20);
       const atLocal = new Recorder(local);
       await atLocal.count(100);
@@ -251,7 +247,7 @@ export function channelSuite(options: ChannelSuiteOptions): void {
       new Recorder(local);
       const max = Math.min(local.maxPayloadBytes, remote.maxPayloadBytes);
       assert.equal(local.maxPayloadBytes, remote.maxPayloadBytes, "both ends agree on the limit");
-      const big = seqPayload(7, max);
+      const big = seqFrame(7, max);
       if (!local.send(SEQ, big)) await local.drained();
       const err = thrown(() => local.send(SEQ, new Uint8Array(max + 1)), "oversized send");
       assertError(err, Code.ResourceExhausted, "frame-too-large", "send of maxPayloadBytes + 1");
@@ -301,7 +297,7 @@ export function channelSuite(options: ChannelSuiteOptions): void {
     }) => {
       const atLocal = new Recorder(local);
       const atRemote = new Recorder(remote);
-      for (let i = 0; i < 1000; i++) local.send(SEQ, seqPayload(i, 100));
+      for (let i = 0; i < 1000; i++) local.send(SEQ, seqFrame(i, 100));
       await local.close();
       assert.equal(local.closed, true);
       assert.equal(await atLocal.closed(), undefined, "own clean close: onClose(undefined)");
@@ -368,7 +364,7 @@ export function channelSuite(options: ChannelSuiteOptions): void {
       let pushedBack = false;
       // Bounded: a channel that never pushes back fails here rather than filling memory.
       while (sent < 100_000 && !pushedBack) {
-        view.setUint32(0, sent++);
+        view.setUint32(0, sent++, true);
         pushedBack = !local.send(SEQ, payload);
       }
       assert.ok(pushedBack, `send never returned false (${sent} KiB to a paused peer)`);
@@ -398,7 +394,7 @@ export function channelSuite(options: ChannelSuiteOptions): void {
       new Recorder(remote);
       local.pause();
       await sleep(10);
-      for (let i = 0; i < 50; i++) remote.send(SEQ, seqPayload(i, 32));
+      for (let i = 0; i < 50; i++) remote.send(SEQ, seqFrame(i, 32));
       await sleep(100);
       assert.equal(atLocal.frames.length, 0, "frames delivered while paused");
       local.resume();
@@ -415,7 +411,7 @@ export function channelSuite(options: ChannelSuiteOptions): void {
         assert.ok(sendWith !== undefined);
         let inPlace = 0;
         for (let i = 0; i < 200; i++) {
-          const p = seqPayload(i, 40);
+          const p = seqFrame(i, 40);
           if (i % 2 === 0) {
             const ok = sendWith(SEQ, (dest, offset, limit) => {
               if (limit < p.length) return -1;

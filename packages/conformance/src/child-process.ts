@@ -1,3 +1,4 @@
+/** TypeScript child processes of the suites (server and client mains), their output as lines. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { TmpResources } from "./tmp-resources.js";

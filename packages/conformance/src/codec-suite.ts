@@ -1,3 +1,6 @@
+/**
+ * codecSuite(): the tests every codec passes (round trips, property tests, truncation, garbage).
+ */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { Codec, MessageCodec, MessageType } from "@nearwire/core";

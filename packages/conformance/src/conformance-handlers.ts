@@ -1,3 +1,4 @@
+/** createConformanceHandlers(): the conformance service's handlers, which record what they saw. */
 import { Code, type HandlerContext, isCode, NearwireError, type ServiceImpl } from "@nearwire/core";
 import {
   type ConformanceService,

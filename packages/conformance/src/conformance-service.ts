@@ -1,3 +1,4 @@
+/** The conformance service the transport suites call (schema in conformance.proto). */
 import {
   bidiStreaming,
   clientStreaming,

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
-import type { Rng } from "./seeded.js";
+import { derivedPrng, prng, type Rng } from "./seeded.js";
 
 /**
  * `NEARWIRE_FUZZ_ITERATIONS` (default `defaultIterations`) and `NEARWIRE_FUZZ_SEED` (default
@@ -54,8 +54,11 @@ export async function fuzzBatch<C extends FuzzCase>(options: FuzzBatchOptions<C>
     const key = (c: C): string => JSON.stringify({ ...c, name: "" });
     const saved = readCorpus<C>(options.corpus);
     const known = new Set(saved.map(key));
-    for (const c of options.cases)
-      if (!known.has(key(c))) saved.push({ ...c, name: `found: ${c.name}` });
+    for (const c of options.cases) {
+      if (known.has(key(c))) continue;
+      known.add(key(c));
+      saved.push({ ...c, name: `found: ${c.name}` });
+    }
     writeFileSync(options.corpus, `${JSON.stringify({ cases: saved }, null, 2)}\n`);
     throw new Error(
       `fuzz failure at ${options.label} (NEARWIRE_FUZZ_SEED=${options.seed}): ${(err as Error).message}\ninputs:\n${options.cases.map((c) => `  ${JSON.stringify(c)}`).join("\n")}`,
@@ -85,4 +88,130 @@ export async function writeInRandomChunks(
     at += n;
     if (rng.int(4) === 0) await new Promise((r) => setImmediate(r));
   }
+}
+
+/**
+ * Resolves when `socket` closes; rejects after `ms` (default 5000): a server that neither serves
+ * nor closes a connection fed garbage hangs it.
+ */
+export function closedWithin(socket: Socket, ms = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (socket.destroyed) return resolve();
+    const t = setTimeout(
+      () => reject(new Error(`server did not close the connection in ${ms} ms`)),
+      ms,
+    );
+    socket.once("close", () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
+/** Options of {@link fuzzLoop}. */
+export interface FuzzLoopOptions<C extends FuzzCase> {
+  /** The run's seed and number of random inputs (see {@link fuzzRun}). */
+  seed: number;
+  iterations: number;
+  /** Inputs fed at once. */
+  batchSize: number;
+  /** The corpus file: replayed first, appended to when a batch fails. */
+  corpus: string;
+  /** One random input drawn from `rng`, named `name` (`seed S iteration J`; add to it freely). */
+  generate(rng: Rng, name: string): C;
+  /** Feeds a batch and checks that the server still serves; throws when it does not. */
+  feed(cases: C[], label: string): Promise<void>;
+  /** The server's RSS in bytes, sampled before the run and after every batch. */
+  rss(): number | Promise<number>;
+}
+
+/** What a {@link fuzzLoop} run did. */
+export interface FuzzLoopResult {
+  corpusCases: number;
+  rssStartBytes: number;
+  rssMaxBytes: number;
+  ms: number;
+}
+
+/**
+ * The fuzz run every transport's fuzz test makes: replays the corpus, then `iterations` random
+ * inputs from `prng(seed)`, `batchSize` at a time, each batch through {@link fuzzBatch}.
+ */
+export async function fuzzLoop<C extends FuzzCase>(
+  options: FuzzLoopOptions<C>,
+): Promise<FuzzLoopResult> {
+  const started = Date.now();
+  const { seed, iterations, batchSize } = options;
+  const batch = (cases: C[], label: string): Promise<void> =>
+    fuzzBatch({
+      cases,
+      label,
+      seed,
+      corpus: options.corpus,
+      run: (c) => options.feed(c, label),
+    });
+  const rssStartBytes = await options.rss();
+  const corpus = readCorpus<C>(options.corpus);
+  for (let i = 0; i < corpus.length; i += batchSize)
+    await batch(corpus.slice(i, i + batchSize), `corpus ${i}`);
+  let rssMaxBytes = Math.max(rssStartBytes, await options.rss());
+  const rng = prng(seed);
+  for (let i = 0; i < iterations; i += batchSize) {
+    const cases: C[] = [];
+    for (let j = i; j < Math.min(i + batchSize, iterations); j++)
+      cases.push(options.generate(rng, `seed ${seed} iteration ${j}`));
+    await batch(cases, `iteration ${i}`);
+    rssMaxBytes = Math.max(rssMaxBytes, await options.rss());
+  }
+  return { corpusCases: corpus.length, rssStartBytes, rssMaxBytes, ms: Date.now() - started };
+}
+
+/** A case of a byte-stream fuzzer: the bytes written on one fresh connection, as hex. */
+export interface HexCase extends FuzzCase {
+  hex: string;
+}
+
+/** Options of {@link byteStreamFuzz}. */
+export interface ByteStreamFuzzOptions {
+  seed: number;
+  iterations: number;
+  batchSize: number;
+  corpus: string;
+  /** One random byte stream and its kind (counted in `kinds`). */
+  input(rng: Rng): { kind: string; bytes: Uint8Array };
+  /** Writes `bytes` on a fresh connection, split by `rng`, and ends it. */
+  send(bytes: Buffer, rng: Rng): Promise<void>;
+  /** Checks that the server still serves (a healthy client's call); throws when it does not. */
+  healthy(label: string): Promise<void>;
+  rss(): number | Promise<number>;
+}
+
+/**
+ * {@link fuzzLoop} for a fuzzer whose inputs are byte streams (uds, grpc-uds): each input of a
+ * batch goes on its own connection at once, split by its own derived PRNG (so a run does not
+ * depend on timing), then the server must still serve. `kinds` counts the inputs by kind.
+ */
+export async function byteStreamFuzz(
+  options: ByteStreamFuzzOptions,
+): Promise<FuzzLoopResult & { kinds: Record<string, number> }> {
+  const kinds: Record<string, number> = {};
+  const result = await fuzzLoop<HexCase>({
+    seed: options.seed,
+    iterations: options.iterations,
+    batchSize: options.batchSize,
+    corpus: options.corpus,
+    generate(rng, name) {
+      const { kind, bytes } = options.input(rng);
+      kinds[kind] = (kinds[kind] ?? 0) + 1;
+      return { name: `${name} (${kind})`, hex: Buffer.from(bytes).toString("hex") };
+    },
+    async feed(cases, label) {
+      await Promise.all(
+        cases.map((c, k) => options.send(Buffer.from(c.hex, "hex"), derivedPrng(options.seed, k))),
+      );
+      await options.healthy(label);
+    },
+    rss: options.rss,
+  });
+  return { ...result, kinds };
 }

@@ -33,8 +33,24 @@ export {
   conformanceServiceWithMissing,
   unknownService,
 } from "./conformance-service.js";
-export type { FuzzBatchOptions, FuzzCase } from "./fuzz.js";
-export { fuzzBatch, fuzzRun, processRssBytes, readCorpus, writeInRandomChunks } from "./fuzz.js";
+export type {
+  ByteStreamFuzzOptions,
+  FuzzBatchOptions,
+  FuzzCase,
+  FuzzLoopOptions,
+  FuzzLoopResult,
+  HexCase,
+} from "./fuzz.js";
+export {
+  byteStreamFuzz,
+  closedWithin,
+  fuzzBatch,
+  fuzzLoop,
+  fuzzRun,
+  processRssBytes,
+  readCorpus,
+  writeInRandomChunks,
+} from "./fuzz.js";
 export { readKnownFailures } from "./known-failures.js";
 export type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 export type { Vector } from "./protocol-vectors.js";
@@ -43,9 +59,11 @@ export type { RunReadmeExampleOptions } from "./readme-examples.js";
 export { readmeExamples, runReadmeExample } from "./readme-examples.js";
 export type { Rng } from "./seeded.js";
 export { derivedPrng, prng, seededBytes } from "./seeded.js";
+export { checkSeq, readSeq, seqFrame } from "./seq-frames.js";
 export type { ServerProcess } from "./server-process.js";
 export { startServerProcess } from "./server-process.js";
 export type { TransportSupports } from "./suite-harness.js";
+export { threadServer } from "./thread-child.js";
 export type { TmpResources } from "./tmp-resources.js";
 export { createTmpResources, MAX_SOCKET_PATH_BYTES } from "./tmp-resources.js";
 export type { SuiteName, TransportSuiteOptions } from "./transport-suite.js";

@@ -1,3 +1,4 @@
+/** Known-failures files: tests a transport is expected to fail, with the reason. */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 

@@ -1,3 +1,6 @@
+/**
+ * Factory and codec modules named by URL, so the suite and its child processes load the same ones.
+ */
 import { Code, type Codec, jsonCodec, NearwireError, type Transport } from "@nearwire/core";
 
 /** Options the suite passes to a factory module's `createTransport`. */

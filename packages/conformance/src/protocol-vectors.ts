@@ -1,3 +1,4 @@
+/** The hex test vectors of PROTOCOL.md, read from the file itself so the doc cannot drift. */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -15,7 +16,10 @@ const HEX_KEYS = new Set([
   "crc32c",
   "client-stream",
   "server-stream",
+  "client-frames",
   "record",
+  "records",
+  "bytes",
 ]);
 
 /**

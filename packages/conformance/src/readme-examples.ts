@@ -1,3 +1,4 @@
+/** Runs the ```ts examples of a README as tests. */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -5,11 +5,15 @@
  * node --import tsx server-main.(ts|js) <config JSON>
  * ```
  *
+ * or as a worker thread (`server-thread`, for transports between threads: lines and the
+ * SIGTERM stand-in then go over `parentPort`).
+ *
  * config: {@link ServerMainConfig}. Serves the conformance service on `address`, prints
  * `READY <address>` on stdout, and on the first SIGTERM (later ones are ignored) prints `CLOSING`, closes gracefully with
  * `graceMs`, prints `CLOSED` and lets the process exit on its own. If handles are still open
  * 3 s after `CLOSED`, it prints `LEAKED <handle types>` and exits with code 3.
  */
+import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { createConformanceHandlers } from "./conformance-handlers.js";
 import { conformanceService } from "./conformance-service.js";
 import {
@@ -18,6 +22,7 @@ import {
   loadFactory,
   type TransportFactoryOptions,
 } from "./module-refs.js";
+import type { ThreadSignal } from "./thread-child.js";
 
 /** The JSON argument of the server child. */
 export interface ServerMainConfig {
@@ -31,8 +36,46 @@ export interface ServerMainConfig {
 
 const LEAK_CHECK_MS = 3000;
 
+/** Where this server runs: a child process (stdout lines, signals) or a worker thread. */
+interface ServerIo {
+  config: ServerMainConfig;
+  line(text: string): void;
+  onSigterm(handler: () => void): void;
+  /** After a graceful close: stop listening for the parent (a thread then ends on its own). */
+  done(): void;
+}
+
+function processIo(): ServerIo {
+  return {
+    config: JSON.parse(process.argv[2] ?? "") as ServerMainConfig,
+    line: (text) => process.stdout.write(`${text}\n`),
+    onSigterm: (handler) => process.on("SIGTERM", handler),
+    done: () => {},
+  };
+}
+
+/** A server thread (thread-child.ts): lines and the SIGTERM stand-in go over `parentPort`. */
+function threadIo(): ServerIo {
+  const port = parentPort as MessagePort;
+  let onMessage: ((m: unknown) => void) | undefined;
+  return {
+    config: (workerData as { config: ServerMainConfig }).config,
+    line: (text) => port.postMessage({ line: text }),
+    onSigterm(handler) {
+      onMessage = (m) => {
+        if ((m as ThreadSignal | null)?.conformanceSignal === "SIGTERM") handler();
+      };
+      port.on("message", onMessage);
+    },
+    done() {
+      if (onMessage !== undefined) port.off("message", onMessage);
+    },
+  };
+}
+
 async function main(): Promise<void> {
-  const config = JSON.parse(process.argv[2] ?? "") as ServerMainConfig;
+  const io = isMainThread ? processIo() : threadIo();
+  const config = io.config;
   const factory = await loadFactory(config.factoryModule);
   const codec = await loadCodec(config.codec);
   const transport = await factory.createTransport(config.address, config.factoryOptions);
@@ -40,16 +83,16 @@ async function main(): Promise<void> {
   server.addService(conformanceService, createConformanceHandlers(), { codec });
   await server.listen();
   let closing = false;
-  process.on("SIGTERM", () => {
+  io.onSigterm(() => {
     if (closing) return;
     closing = true;
-    process.stdout.write("CLOSING\n");
+    io.line("CLOSING");
     server.close({ graceMs: config.graceMs }).then(
       () => {
-        process.stdout.write("CLOSED\n");
+        io.line("CLOSED");
+        io.done();
         setTimeout(() => {
-          process.stdout.write(`LEAKED ${process.getActiveResourcesInfo().join(",")}
-`);
+          io.line(`LEAKED ${process.getActiveResourcesInfo().join(",")}`);
           process.exit(3);
         }, LEAK_CHECK_MS).unref();
       },
@@ -59,7 +102,7 @@ async function main(): Promise<void> {
       },
     );
   });
-  process.stdout.write(`READY ${server.address}\n`);
+  io.line(`READY ${server.address}`);
 }
 
 main().catch((err: unknown) => {

@@ -1,3 +1,4 @@
+/** startServerProcess: a test server in a child process, started and stopped cleanly. */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 

@@ -1,3 +1,7 @@
+/**
+ * The harness of one transportSuite run: servers in child processes, clients, flags, known
+ * failures.
+ */
 import type { TestContext } from "node:test";
 import { it } from "node:test";
 import type { Client, ClientConnection, Codec } from "@nearwire/core";
@@ -5,6 +9,7 @@ import { spawnTsChild, type TsChild } from "./child-process.js";
 import { type ConformanceService, conformanceService } from "./conformance-service.js";
 import type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 import type { ServerMainConfig } from "./server-main.js";
+import { spawnThreadChild } from "./thread-child.js";
 import type { TmpResources } from "./tmp-resources.js";
 
 /**
@@ -14,6 +19,11 @@ import type { TmpResources } from "./tmp-resources.js";
 export interface TransportSupports {
   /** Enforces `maxMessageBytes` in both directions (the limits suite). Default true. */
   messageLimits?: boolean;
+  /**
+   * A client in another process can reach the server (the peer-death suite's client
+   * children). False for transports between threads of one process. Default true.
+   */
+  clientProcesses?: boolean;
 }
 
 /** Options of {@link transportSuite}'s harness, after defaults. */
@@ -26,9 +36,14 @@ export interface ResolvedSuiteOptions {
   maxMessageBytes: number;
   orderingMessages: number;
   knownFailures: Map<string, string>;
+  /**
+   * Where servers run: `process` (a child process, default) or `thread` (a worker thread of
+   * the test process, for transports between threads; addresses come from `threadAddress`).
+   */
+  serverIn: "process" | "thread";
 }
 
-/** A conformance server in a child process. */
+/** A conformance server in a child process (or a worker thread: `serverIn`). */
 export interface ServerHandle {
   readonly address: string;
   readonly child: TsChild;
@@ -57,35 +72,37 @@ const SERVER_EXIT_MS = 15_000;
 
 /** Shared state and helpers of one transportSuite run, handed to every suite file. */
 export class SuiteHarness {
-  #tmp: TmpResources | undefined;
-  #codec: Codec | undefined;
-  #factory: TransportFactoryModule | undefined;
-  readonly #connections = new Set<ClientConnection>();
-  readonly #seenIds = new Set<string>();
+  private resources: TmpResources | undefined;
+  private boundCodec: Codec | undefined;
+  private factory: TransportFactoryModule | undefined;
+  private readonly connections = new Set<ClientConnection>();
+  private readonly seenIds = new Set<string>();
   readonly serverMain: string;
+  readonly serverThread: string;
   readonly clientMain: string;
 
   constructor(readonly options: ResolvedSuiteOptions) {
     const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
     this.serverMain = new URL(`./server-main${ext}`, import.meta.url).pathname;
+    this.serverThread = new URL(`./server-thread${ext}`, import.meta.url).pathname;
     this.clientMain = new URL(`./client-main${ext}`, import.meta.url).pathname;
   }
 
   /** Called by the top-level `before` hook. */
   init(tmp: TmpResources, codec: Codec, factory: TransportFactoryModule): void {
-    this.#tmp = tmp;
-    this.#codec = codec;
-    this.#factory = factory;
+    this.resources = tmp;
+    this.boundCodec = codec;
+    this.factory = factory;
   }
 
   get tmp(): TmpResources {
-    if (this.#tmp === undefined) throw new Error("suite not initialised");
-    return this.#tmp;
+    if (this.resources === undefined) throw new Error("suite not initialised");
+    return this.resources;
   }
 
   get codec(): Codec {
-    if (this.#codec === undefined) throw new Error("suite not initialised");
-    return this.#codec;
+    if (this.boundCodec === undefined) throw new Error("suite not initialised");
+    return this.boundCodec;
   }
 
   /** A fresh address from the suite's `address` function. */
@@ -105,7 +122,10 @@ export class SuiteHarness {
       graceMs: opts.graceMs ?? 5000,
     };
     if (this.options.codecRef !== undefined) config.codec = this.options.codecRef;
-    const child = spawnTsChild(this.serverMain, [JSON.stringify(config)], this.tmp);
+    const child =
+      this.options.serverIn === "thread"
+        ? spawnThreadChild(this.serverThread, address, config, this.tmp)
+        : spawnTsChild(this.serverMain, [JSON.stringify(config)], this.tmp);
     await child.waitForLine("READY", SERVER_READY_MS);
     return {
       address,
@@ -139,29 +159,29 @@ export class SuiteHarness {
 
   /** Makes a transport for `address` in this process (the client side). */
   async transport(address: string, factoryOptions?: TransportFactoryOptions) {
-    if (this.#factory === undefined) throw new Error("suite not initialised");
-    return await this.#factory.createTransport(address, factoryOptions);
+    if (this.factory === undefined) throw new Error("suite not initialised");
+    return await this.factory.createTransport(address, factoryOptions);
   }
 
   /** Connects to `address` and makes a conformance client; closed at teardown if still open. */
   async connect(address: string, factoryOptions?: TransportFactoryOptions): Promise<Connected> {
     const transport = await this.transport(address, factoryOptions);
     const conn = await transport.connect();
-    this.#connections.add(conn);
+    this.connections.add(conn);
     return { conn, client: conn.client(conformanceService, { codec: this.codec }) };
   }
 
   /** Closes a connection made by {@link connect}. */
   async disconnect(c: Connected | undefined): Promise<void> {
     if (c === undefined) return;
-    this.#connections.delete(c.conn);
+    this.connections.delete(c.conn);
     await c.conn.close();
   }
 
   /** Closes every connection still open (teardown). */
   async closeConnections(): Promise<void> {
-    const all = [...this.#connections];
-    this.#connections.clear();
+    const all = [...this.connections];
+    this.connections.clear();
     await Promise.allSettled(all.map((c) => c.close()));
   }
 
@@ -176,7 +196,7 @@ export class SuiteHarness {
     opts: CaseOptions = {},
   ): void {
     const id = `${suite}/${name}`;
-    this.#seenIds.add(id);
+    this.seenIds.add(id);
     const missing = (opts.requires ?? []).filter((f) => !this.options.supports[f]);
     const known = this.options.knownFailures.get(id);
     const skip = missing.length > 0 ? `transport does not support ${missing.join(", ")}` : false;
@@ -198,9 +218,9 @@ export class SuiteHarness {
 
   /** Known-failure entries that name no registered test (checked at suite end). */
   staleKnownFailures(): string[] {
-    const ran = new Set([...this.#seenIds].map((id) => id.slice(0, id.indexOf("/"))));
+    const ran = new Set([...this.seenIds].map((id) => id.slice(0, id.indexOf("/"))));
     return [...this.options.knownFailures.keys()].filter(
-      (id) => !this.#seenIds.has(id) && ran.has(id.slice(0, id.indexOf("/"))),
+      (id) => !this.seenIds.has(id) && ran.has(id.slice(0, id.indexOf("/"))),
     );
   }
 }

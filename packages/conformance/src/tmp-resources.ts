@@ -1,9 +1,11 @@
+/** Temporary addresses, directories and children of a suite run, checked for leaks at teardown. */
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Worker } from "node:worker_threads";
 
 /** Longest Unix socket path Linux accepts (`sun_path` is 108 bytes with the NUL). */
 export const MAX_SOCKET_PATH_BYTES = 107;
@@ -23,6 +25,10 @@ export interface TmpResources {
   tcpAddress(): Promise<string>;
   /** Registers a child process: teardown fails (and kills it by PID) if it is still alive. */
   track(child: ChildProcess): void;
+  /** A fresh address for a server thread (`thread:<n>`; see `thread-child.ts`). */
+  threadAddress(): string;
+  /** Registers a server thread: teardown fails (and terminates it) if it is still running. */
+  trackThread(worker: Worker): void;
   /**
    * Kills tracked children still alive (SIGKILL, by PID), removes the directory, and returns
    * what leaked (an empty list when nothing did).
@@ -35,6 +41,7 @@ export function createTmpResources(): TmpResources {
   const dir = mkdtempSync(join(tmpdir(), "nwc-"));
   const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
   const children: ChildProcess[] = [];
+  const threads: { worker: Worker; exited: boolean }[] = [];
   let n = 0;
   return {
     dir,
@@ -65,6 +72,16 @@ export function createTmpResources(): TmpResources {
     track(child) {
       children.push(child);
     },
+    threadAddress() {
+      return `thread:${tag}-${++n}`;
+    },
+    trackThread(worker) {
+      const t = { worker, exited: false };
+      worker.once("exit", () => {
+        t.exited = true;
+      });
+      threads.push(t);
+    },
     async cleanup() {
       const leaks: string[] = [];
       for (const child of children) {
@@ -74,6 +91,11 @@ export function createTmpResources(): TmpResources {
           process.kill(child.pid, "SIGKILL");
           await exited;
         }
+      }
+      for (const t of threads) {
+        if (t.exited) continue;
+        leaks.push(`server thread ${t.worker.threadId} still running at teardown`);
+        await t.worker.terminate();
       }
       for (const name of readdirSync(dir)) leaks.push(`file left behind: ${join(dir, name)}`);
       rmSync(dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+/** transportSuite(): the one suite every transport runs, one file per behaviour under suites/. */
 import { after, before, describe, it } from "node:test";
 import { readKnownFailures } from "./known-failures.js";
 import { type CodecRef, loadCodec, loadFactory } from "./module-refs.js";
@@ -42,6 +43,13 @@ export interface TransportSuiteOptions {
    * messages) show as skipped here. Default false.
    */
   addressVariant?: boolean;
+  /**
+   * Where each server runs: `process` (default: a child process) or `thread` (a worker thread
+   * of the test process, for transports between threads such as `@nearwire/worker`; then
+   * `address` should give `tmp.threadAddress()`, and the factory module finds the server
+   * thread of an address with `threadServer(address)`).
+   */
+  serverIn?: "process" | "thread";
   /** Runs only the suites named here (`"ordering"`, `"peer death"`, …); default all. */
   only?: SuiteName[];
 }
@@ -85,7 +93,8 @@ export function transportSuite(options: TransportSuiteOptions): void {
     name: options.name,
     factoryModule: options.factoryModule,
     address: options.address,
-    supports: { messageLimits: true, ...options.supports },
+    supports: { messageLimits: true, clientProcesses: true, ...options.supports },
+    serverIn: options.serverIn ?? "process",
     codecRef: options.codec,
     maxMessageBytes: options.maxMessageBytes ?? 1024 * 1024,
     orderingMessages: options.orderingMessages ?? 100_000,

@@ -1,3 +1,4 @@
+/** Bounded waits and error assertions of the suites (hang guards, not timing claims). */
 import assert from "node:assert/strict";
 import { type Code, codeName, type NearwireError } from "@nearwire/core";
 

@@ -1,4 +1,4 @@
-import { memoryChannelPair } from "@nearwire/core";
+import { memoryChannelPair } from "@nearwire/core/transport-kit";
 import { channelSuite } from "../src/index.js";
 
 // core's in-process memory channel (the one under createMemoryTransport) runs the channel suite.

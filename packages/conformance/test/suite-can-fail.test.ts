@@ -3,15 +3,20 @@ import { spawn } from "node:child_process";
 import { describe, it } from "node:test";
 
 const SUITE = new URL("./fixtures/faulty-suite.ts", import.meta.url).pathname;
+const CHANNEL_SUITE = new URL("./fixtures/faulty-channel-suite.ts", import.meta.url).pathname;
 
-/** Runs the faulty suite in a child `node --test`; resolves with its exit code and output. */
-function runFaulty(fault: string, pattern: string): Promise<{ code: number | null; out: string }> {
+/** Runs a faulty suite in a child `node --test`; resolves with its exit code and output. */
+function runFaulty(
+  fault: string,
+  pattern: string,
+  suite = SUITE,
+): Promise<{ code: number | null; out: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, NWC_FAULT: fault };
   delete env.NODE_TEST_CONTEXT; // else node:test refuses to run tests inside a test
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "--test-reporter=spec", `--test-name-pattern=${pattern}`, SUITE],
+      ["--import", "tsx", "--test-reporter=spec", `--test-name-pattern=${pattern}`, suite],
       { env, stdio: ["ignore", "pipe", "pipe"] },
     );
     let out = "";
@@ -39,5 +44,22 @@ describe("the suite fails a faulty transport", () => {
     assert.notEqual(code, 0, out);
     assert.match(out, /✖ listen, connect, call, and close cleanly on both sides/);
     assert.match(out, /LEAKED/);
+  });
+});
+
+describe("the channel suite fails a faulty channel", () => {
+  it("a lost frame fails the ordering test", { timeout: 60_000 }, async () => {
+    const { code, out } = await runFaulty("drop-frame", "sequence frames", CHANNEL_SUITE);
+    assert.notEqual(code, 0, out);
+    assert.match(out, /✖ 20000 sequence frames each way arrive in order, none lost/);
+  });
+
+  it("a type check of its own (TypeError, not checkSend's error) fails the bad-type test", {
+    timeout: 60_000,
+  }, async () => {
+    const { code, out } = await runFaulty("own-type-check", "bad frame type", CHANNEL_SUITE);
+    assert.notEqual(code, 0, out);
+    assert.match(out, /✖ a bad frame type is INVALID_ARGUMENT unknown-frame-type/);
+    assert.match(out, /expected a NearwireError, got TypeError/);
   });
 });

@@ -1,3 +1,4 @@
+/** The Channel layer's interfaces: Channel, ChannelHandler, ChannelListener, ChannelProvider. */
 import type { NearwireError } from "./nearwire-error.js";
 import type { Peer } from "./peer.js";
 

@@ -1,3 +1,4 @@
+/** Codecs: message types, MessageCodec and Codec, and createCodec. */
 import { Code } from "./code.js";
 import { NearwireError } from "./nearwire-error.js";
 

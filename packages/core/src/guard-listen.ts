@@ -1,3 +1,4 @@
+/** guardListen: one close()-versus-listen() behaviour for every transport's server. */
 import { Code } from "./code.js";
 import { NearwireError } from "./nearwire-error.js";
 import type { ServiceDefinition } from "./service.js";
@@ -21,16 +22,16 @@ export function guardListen(server: Server): Server {
 }
 
 class GuardedServer implements Server {
-  readonly #inner: Server;
-  #listening: Promise<void> | undefined;
-  #closing: Promise<void> | undefined;
+  private readonly inner: Server;
+  private listening: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(inner: Server) {
-    this.#inner = inner;
+    this.inner = inner;
   }
 
   get address(): string {
-    return this.#inner.address;
+    return this.inner.address;
   }
 
   addService<S extends ServiceDefinition>(
@@ -38,23 +39,23 @@ class GuardedServer implements Server {
     impl: ServiceImpl<S>,
     options: BindOptions,
   ): this {
-    this.#inner.addService(service, impl, options);
+    this.inner.addService(service, impl, options);
     return this;
   }
 
   async listen(): Promise<void> {
-    if (this.#closing !== undefined) {
+    if (this.closing !== undefined) {
       throw new NearwireError(Code.FailedPrecondition, "listen() after close()", {
         reason: "server-closing",
       });
     }
-    if (this.#listening !== undefined) {
+    if (this.listening !== undefined) {
       throw new NearwireError(Code.FailedPrecondition, "listen() called twice");
     }
-    this.#listening = this.#inner.listen();
-    await this.#listening;
-    if (this.#closing !== undefined) {
-      await this.#closing;
+    this.listening = this.inner.listen();
+    await this.listening;
+    if (this.closing !== undefined) {
+      await this.closing;
       throw new NearwireError(
         Code.Canceled,
         "close() was called while listen() was pending; the address was released",
@@ -64,10 +65,14 @@ class GuardedServer implements Server {
   }
 
   close(options?: { graceMs?: number }): Promise<void> {
-    this.#closing ??= (async () => {
-      await this.#listening?.catch(() => {});
-      await this.#inner.close(options);
+    this.closing ??= (async () => {
+      await this.listening?.catch(() => {});
+      await this.inner.close(options);
     })();
-    return this.#closing;
+    return this.closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }

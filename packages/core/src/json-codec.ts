@@ -1,3 +1,4 @@
+/** jsonCodec: JSON as UTF-8, with byte arrays as base64. */
 import { isUtf8 } from "node:buffer";
 import { Code } from "./code.js";
 import type { Codec, MessageCodec } from "./codec.js";

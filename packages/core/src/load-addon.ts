@@ -1,3 +1,6 @@
+/**
+ * loadAddon: loads a native addon, or fails FAILED_PRECONDITION not-built saying how to build it.
+ */
 import { createRequire } from "node:module";
 import { Code } from "./code.js";
 import { NearwireError } from "./nearwire-error.js";

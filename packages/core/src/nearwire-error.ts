@@ -1,3 +1,4 @@
+/** NearwireError, its closed reasons, and the one errno mapping (NearwireError.from). */
 import { Code, codeName } from "./code.js";
 
 /**
@@ -29,6 +30,42 @@ export type ErrorReason =
   | "codec-mismatch"
   | "transport-mismatch"
   | "symlink";
+
+/** Every {@link ErrorReason}, checked complete by the compiler. */
+const ERROR_REASONS: Record<ErrorReason, true> = {
+  "frame-too-large": true,
+  "message-too-large": true,
+  "crc-mismatch": true,
+  "malformed-frame": true,
+  "unknown-frame-type": true,
+  "bad-preface": true,
+  "version-mismatch": true,
+  "protocol-violation": true,
+  "peer-closed": true,
+  "address-in-use": true,
+  "path-too-long": true,
+  "decode-failed": true,
+  "encode-failed": true,
+  "not-built": true,
+  "layout-mismatch": true,
+  "ring-full": true,
+  "server-closing": true,
+  "frame-timeout": true,
+  "too-many-connections": true,
+  "call-ids-exhausted": true,
+  "nothing-listens": true,
+  "codec-mismatch": true,
+  "transport-mismatch": true,
+  symlink: true,
+};
+
+/**
+ * True when `value` is one of the {@link ErrorReason} values: for reasons read off the wire
+ * (a peer's GOAWAY or error frame), which keep the closed set closed.
+ */
+export function isErrorReason(value: unknown): value is ErrorReason {
+  return typeof value === "string" && Object.hasOwn(ERROR_REASONS, value);
+}
 
 /** Options of {@link NearwireError}. */
 export interface NearwireErrorOptions extends ErrorOptions {

@@ -1,3 +1,4 @@
+/** Service definitions: defineService, the four call kinds, method paths. */
 import type { MessageType } from "./codec.js";
 
 /** The four call kinds, named as gRPC names them. */

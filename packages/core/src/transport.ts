@@ -1,3 +1,4 @@
+/** The Transport interface services are written against: servers, clients, calls, contexts. */
 import type { Codec } from "./codec.js";
 import type { Peer } from "./peer.js";
 import type { MethodDefinition, ServiceDefinition } from "./service.js";
@@ -31,17 +32,22 @@ export interface HandlerContext {
   readonly peer: Peer;
 }
 
-type In<M> = M extends MethodDefinition<infer I, unknown> ? I : never;
-type Out<M> = M extends MethodDefinition<unknown, infer O> ? O : never;
+/** The request message type of method `M` (what a client sends, what a handler receives). */
+export type RequestOf<M> = M extends MethodDefinition<infer I, unknown> ? I : never;
+/** The response message type of method `M` (what a handler returns, what a client receives). */
+export type ResponseOf<M> = M extends MethodDefinition<unknown, infer O> ? O : never;
 
 /** The handler type for one method, by kind. Throw a NearwireError to send its code. */
 export type MethodImpl<M extends MethodDefinition> = M["kind"] extends "unary"
-  ? (request: In<M>, ctx: HandlerContext) => Promise<Out<M>> | Out<M>
+  ? (request: RequestOf<M>, ctx: HandlerContext) => Promise<ResponseOf<M>> | ResponseOf<M>
   : M["kind"] extends "server_streaming"
-    ? (request: In<M>, ctx: HandlerContext) => AsyncIterable<Out<M>>
+    ? (request: RequestOf<M>, ctx: HandlerContext) => AsyncIterable<ResponseOf<M>>
     : M["kind"] extends "client_streaming"
-      ? (requests: AsyncIterable<In<M>>, ctx: HandlerContext) => Promise<Out<M>>
-      : (requests: AsyncIterable<In<M>>, ctx: HandlerContext) => AsyncIterable<Out<M>>;
+      ? (requests: AsyncIterable<RequestOf<M>>, ctx: HandlerContext) => Promise<ResponseOf<M>>
+      : (
+          requests: AsyncIterable<RequestOf<M>>,
+          ctx: HandlerContext,
+        ) => AsyncIterable<ResponseOf<M>>;
 
 /** Handlers for every method of a service. */
 export type ServiceImpl<S extends ServiceDefinition> = {
@@ -50,15 +56,18 @@ export type ServiceImpl<S extends ServiceDefinition> = {
 
 /** The client call signature for one method, by kind. Failures reject with NearwireError. */
 export type MethodClient<M extends MethodDefinition> = M["kind"] extends "unary"
-  ? (request: In<M>, options?: CallOptions) => Promise<Out<M>>
+  ? (request: RequestOf<M>, options?: CallOptions) => Promise<ResponseOf<M>>
   : M["kind"] extends "server_streaming"
-    ? (request: In<M>, options?: CallOptions) => AsyncIterable<Out<M>>
+    ? (request: RequestOf<M>, options?: CallOptions) => AsyncIterable<ResponseOf<M>>
     : M["kind"] extends "client_streaming"
-      ? (requests: AsyncIterable<In<M>> | Iterable<In<M>>, options?: CallOptions) => Promise<Out<M>>
-      : (
-          requests: AsyncIterable<In<M>> | Iterable<In<M>>,
+      ? (
+          requests: AsyncIterable<RequestOf<M>> | Iterable<RequestOf<M>>,
           options?: CallOptions,
-        ) => AsyncIterable<Out<M>>;
+        ) => Promise<ResponseOf<M>>
+      : (
+          requests: AsyncIterable<RequestOf<M>> | Iterable<RequestOf<M>>,
+          options?: CallOptions,
+        ) => AsyncIterable<ResponseOf<M>>;
 
 /** A typed client for a service. */
 export type Client<S extends ServiceDefinition> = {
@@ -88,6 +97,11 @@ export interface Server {
    * (default 5000), then cancels what remains and closes every connection.
    */
   close(options?: { graceMs?: number }): Promise<void>;
+  /**
+   * `close()` with the default grace, so that `await using server = transport.createServer()`
+   * closes the server (and removes its socket file) when the scope ends.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** A client-side connection; makes typed clients for any number of services. */
@@ -96,6 +110,8 @@ export interface ClientConnection {
   client<S extends ServiceDefinition>(service: S, options: BindOptions): Client<S>;
   /** Closes the connection; calls still in flight fail with UNAVAILABLE. */
   close(): Promise<void>;
+  /** `close()`, so that `await using conn = await transport.connect()` closes it at scope end. */
+  [Symbol.asyncDispose](): Promise<void>;
   /** Resolves when the connection has closed: undefined for a clean close, else the error. */
   readonly closed: Promise<Error | undefined>;
 }

@@ -3,22 +3,20 @@ import { describe, it } from "node:test";
 import { inspect } from "node:util";
 import {
   type Channel,
-  type ChannelProvider,
   Code,
   connectRpc,
   defineService,
-  envelope,
-  FrameType,
   jsonCodec,
   messageType,
   NearwireError,
   serverStreaming,
   unary,
 } from "../src/index.js";
+import { envelope, FrameType } from "../src/protocol.js";
 import { bindService } from "../src/rpc/bound-method.js";
 import { ClientSession } from "../src/rpc/client-session.js";
 import { RpcServer } from "../src/rpc/rpc-server.js";
-import { channelPair } from "./support/channel-pair.js";
+import { channelPair, pairProvider } from "./support/channel-pair.js";
 
 interface Num {
   n: number;
@@ -72,17 +70,8 @@ function rawServer() {
 /** A real server on one end of a pair; the test plays the client with raw frames. */
 async function rawClient() {
   const [serverEnd, clientEnd] = channelPair();
-  let accepted: ((ch: Channel) => void) | undefined;
-  const provider: ChannelProvider = {
-    name: "pair",
-    async listen(onChannel) {
-      accepted = onChannel;
-      return { address: "pair", close: async () => {} };
-    },
-    async connect() {
-      return clientEnd;
-    },
-  };
+  const { provider, accept } = pairProvider(serverEnd, clientEnd);
+
   const server = new RpcServer(provider).addService(
     Svc,
     {
@@ -102,7 +91,7 @@ async function rawClient() {
     { codec: jsonCodec },
   );
   await server.listen();
-  accepted?.(serverEnd);
+  accept();
   const frames: Sent = [];
   let closedWith: NearwireError | undefined | null = null;
   clientEnd.start({
@@ -376,6 +365,42 @@ describe("the nearwire-reason trailer (PROTOCOL.md §5.6)", () => {
     assert.ok(p);
     const st = envelope.decodeStatus(p);
     assert.equal(st.code, Code.InvalidArgument);
-    assert.deepEqual(st.trailers, { "nearwire-reason": "decode-failed" });
+    assert.deepEqual(st.trailers, { "nearwire-codec": "json", "nearwire-reason": "decode-failed" });
+  });
+});
+
+describe("receiver rules at a client (PROTOCOL.md §5.10)", () => {
+  it("a STATUS with code ≠ 0 and a message: the call fails, the message is ignored, the connection stays", async () => {
+    const s = rawServer();
+    const p = s.client.echo({ n: 1 });
+    await tick();
+    s.send(
+      FrameType.Status,
+      envelope.encodeStatus(1, Code.NotFound, "no such n", undefined, json.encode({ n: 9 })),
+    );
+    await assert.rejects(p, { code: Code.NotFound, message: "no such n" });
+    const q = s.client.echo({ n: 2 });
+    await tick();
+    s.message(2, 3);
+    s.ok(2);
+    assert.deepEqual(await q, { n: 3 });
+    assert.equal(s.closed(), null);
+  });
+
+  it("metadata: keys go lower-case; a key twice in one block keeps the last value", async () => {
+    const s = rawServer();
+    const pending = s.client.echo({ n: 1 }, { metadata: { "X-Mixed": "a" } });
+    await tick();
+    const [, p] = s.frames.find(([t]) => t === FrameType.Request) ?? [];
+    assert.ok(p);
+    assert.deepEqual(envelope.decodeRequest(p).metadata, { "x-mixed": "a" });
+    // A block with "k" twice (hand-built: encoders never write one), on the STATUS of call 1.
+    const twice = envelope.encodeStatus(1, Code.NotFound, "", { k: "first", l: "x" }, undefined);
+    twice[twice.lastIndexOf(0x6c, twice.length - 6)] = 0x6b; // the key "l" becomes "k"
+    s.send(FrameType.Status, twice);
+    await assert.rejects(pending, (e: NearwireError) => {
+      assert.deepEqual(e.metadata, { k: "x" });
+      return true;
+    });
   });
 });

@@ -1,161 +1,44 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  bidiStreaming,
-  Code,
-  clientStreaming,
-  createMemoryTransport,
-  defineService,
-  type HandlerContext,
-  jsonCodec,
-  messageType,
-  NearwireError,
-  serverStreaming,
-  unary,
-} from "../src/index.js";
+import { Code, createMemoryTransport, jsonCodec, NearwireError } from "../src/index.js";
 import { DeadlineTimer } from "../src/rpc/deadline-timer.js";
+import { engineCases } from "./support/engine-cases.js";
+import { type Num, NumService, numHandlers, type Seen } from "./support/num-service.js";
 
-interface Num {
-  n: number;
-}
-const NumT = messageType<Num>("test.Num");
-const Svc = defineService("test.Mem", {
-  echo: unary(NumT, NumT),
-  slow: unary(NumT, NumT),
-  deadline: unary(NumT, NumT),
-  count: serverStreaming(NumT, NumT),
-  sum: clientStreaming(NumT, NumT),
-  bidi: bidiStreaming(NumT, NumT),
-});
-
-const seen = { produced: 0, aborted: 0 };
+const seenNothing = (): Seen => ({ produced: 0, aborted: 0 });
 
 async function started() {
+  const seen: Seen = { produced: 0, aborted: 0 };
   const transport = createMemoryTransport();
-  const server = transport.createServer().addService(
-    Svc,
-    {
-      echo: (req) => {
-        if (req.n < 0)
-          throw new NearwireError(-req.n as Code, "as asked", { metadata: { k: "v" } });
-        return { n: req.n + 1 };
-      },
-      async slow(req, ctx) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, req.n);
-          ctx.signal.addEventListener("abort", () => {
-            seen.aborted++;
-            clearTimeout(t);
-            resolve();
-          });
-        });
-        return req;
-      },
-      deadline: (_req, ctx: HandlerContext) => ({ n: (ctx.deadline ?? 0) - Date.now() }),
-      async *count(req) {
-        for (let i = 0; i < req.n; i++) {
-          seen.produced = i + 1;
-          yield { n: i };
-        }
-      },
-      async sum(reqs) {
-        let n = 0;
-        for await (const r of reqs) n += r.n;
-        return { n };
-      },
-      async *bidi(reqs) {
-        for await (const r of reqs) yield { n: r.n * 2 };
-      },
-    },
-    { codec: jsonCodec },
-  );
+  const server = transport.createServer().addService(NumService, numHandlers(seen), {
+    codec: jsonCodec,
+  });
   await server.listen();
   const conn = await transport.connect();
-  const client = conn.client(Svc, { codec: jsonCodec });
-  return { transport, server, conn, client };
+  const client = conn.client(NumService, { codec: jsonCodec });
+  return { transport, server, conn, client, seen };
 }
 
-async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const v of it) out.push(v);
-  return out;
-}
+engineCases("memory transport", async () => {
+  const { server, conn, client, seen } = await started();
+  return {
+    client,
+    seen,
+    async close() {
+      await conn.close();
+      await server.close();
+    },
+  };
+});
 
 describe("createMemoryTransport (the engine in one process)", () => {
-  it("runs all four call kinds through the real engine", async () => {
-    const { server, conn, client } = await started();
-    assert.deepEqual(await client.echo({ n: 1 }), { n: 2 });
-    assert.deepEqual(
-      await collect(client.count({ n: 100 })),
-      Array.from({ length: 100 }, (_, n) => ({ n })),
-    );
-    assert.deepEqual(await client.sum([{ n: 1 }, { n: 2 }, { n: 3 }]), { n: 6 });
-    assert.deepEqual(await collect(client.bidi([{ n: 1 }, { n: 5 }])), [{ n: 2 }, { n: 10 }]);
-    const many = await Promise.all(Array.from({ length: 500 }, (_, n) => client.echo({ n })));
-    assert.deepEqual(
-      many.map((r) => r.n),
-      Array.from({ length: 500 }, (_, n) => n + 1),
-    );
-    await conn.close();
-    await server.close();
-  });
-
-  it("carries error codes and trailers; the connection stays usable", async () => {
-    const { server, conn, client } = await started();
-    await assert.rejects(client.echo({ n: -Code.PermissionDenied }), (e: NearwireError) => {
-      assert.equal(e.code, Code.PermissionDenied);
-      assert.deepEqual(e.metadata, { k: "v" });
-      return true;
-    });
-    assert.deepEqual(await client.echo({ n: 7 }), { n: 8 });
-    await conn.close();
-    await server.close();
-  });
-
-  it("deadline: DEADLINE_EXCEEDED on the client, the handler aborted", async () => {
-    const { server, conn, client } = await started();
-    const before = seen.aborted;
-    await assert.rejects(client.slow({ n: 5000 }, { timeoutMs: 30 }), {
-      code: Code.DeadlineExceeded,
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    assert.equal(seen.aborted, before + 1);
-    await conn.close();
-    await server.close();
-  });
-
   it("honours timeouts above 2^31 ms (setTimeout's limit) on both sides", async () => {
     const { server, conn, client } = await started();
     const timeoutMs = 2 ** 31 + 60_000;
     const left = await client.deadline({ n: 0 }, { timeoutMs });
     assert.ok(left.n > 2 ** 31, `server sees ${left.n} ms left`);
     // A slow call under that deadline completes instead of expiring at once.
-    assert.deepEqual(await client.slow({ n: 30 }, { timeoutMs: 2 ** 32 - 1 }), { n: 30 });
-    await conn.close();
-    await server.close();
-  });
-
-  it("cancellation by AbortSignal reaches the handler", async () => {
-    const { server, conn, client } = await started();
-    const before = seen.aborted;
-    const ac = new AbortController();
-    const p = client.slow({ n: 5000 }, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 10);
-    await assert.rejects(p, { code: Code.Canceled });
-    await new Promise((r) => setTimeout(r, 30));
-    assert.equal(seen.aborted, before + 1);
-    await conn.close();
-    await server.close();
-  });
-
-  it("stream credit: a server stream nobody reads stops after the window", async () => {
-    const { server, conn, client } = await started();
-    seen.produced = 0;
-    const it = client.count({ n: 10_000 })[Symbol.asyncIterator]();
-    await it.next();
-    await new Promise((r) => setTimeout(r, 50));
-    assert.ok(seen.produced <= 70, `produced ${seen.produced} with 1 read`);
-    await it.return?.();
+    assert.deepEqual(await client.sleep({ n: 30 }, { timeoutMs: 2 ** 32 - 1 }), { n: 30 });
     await conn.close();
     await server.close();
   });
@@ -172,7 +55,7 @@ describe("createMemoryTransport (the engine in one process)", () => {
 
   it("closing the server fails the client's pending calls UNAVAILABLE and resolves closed", async () => {
     const { server, conn, client } = await started();
-    const pending = client.slow({ n: 10_000 });
+    const pending = client.sleep({ n: 10_000 });
     await new Promise((r) => setTimeout(r, 10));
     await server.close({ graceMs: 0 });
     await assert.rejects(pending, { code: Code.Unavailable });
@@ -182,27 +65,18 @@ describe("createMemoryTransport (the engine in one process)", () => {
 
   it("a message over maxMessageBytes fails its call RESOURCE_EXHAUSTED, not the connection", async () => {
     const transport = createMemoryTransport({ maxMessageBytes: 1024 });
-    const server = transport.createServer().addService(
-      Svc,
-      {
-        echo: (r) => r,
-        slow: (r) => r,
-        deadline: (r) => r,
-        async *count() {},
-        sum: async () => ({ n: 0 }),
-        async *bidi() {},
-      },
-      { codec: jsonCodec },
-    );
+    const server = transport.createServer().addService(NumService, numHandlers(seenNothing()), {
+      codec: jsonCodec,
+    });
     await server.listen();
     const conn = await transport.connect();
     const big = { n: 1, pad: "x".repeat(2000) } as Num;
-    const client = conn.client(Svc, { codec: jsonCodec });
+    const client = conn.client(NumService, { codec: jsonCodec });
     await assert.rejects(client.echo(big), {
       code: Code.ResourceExhausted,
       reason: "message-too-large",
     });
-    assert.deepEqual(await client.echo({ n: 3 }), { n: 3 });
+    assert.deepEqual(await client.echo({ n: 3 }), { n: 4 });
     await conn.close();
     await server.close();
   });
@@ -218,7 +92,7 @@ describe("createMemoryTransport: the rules every transport shares (issue 15)", (
       code: Code.InvalidArgument,
     });
     for (const timeoutMs of [2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 33]) {
-      assert.deepEqual(await client.slow({ n: 5 }, { timeoutMs }), { n: 5 });
+      assert.deepEqual(await client.sleep({ n: 5 }, { timeoutMs }), { n: 5 });
     }
     await conn.close();
     await server.close();
@@ -234,10 +108,33 @@ describe("createMemoryTransport: the rules every transport shares (issue 15)", (
         decodesInPlace: false,
       }),
     };
-    const garbled = conn.client(Svc, { codec: broken as never });
+    const garbled = conn.client(NumService, { codec: broken as never });
     await assert.rejects(garbled.echo({ n: 1 }), {
       code: Code.InvalidArgument,
       reason: "decode-failed",
+    });
+    await conn.close();
+    await server.close();
+  });
+
+  it("codec mismatch: the error says which codec each side speaks", async () => {
+    const { server, conn } = await started();
+    const msgpackish = {
+      ...jsonCodec,
+      name: "msgpack",
+      forType: () => ({
+        encode: () => new Uint8Array([0x81, 0xa1, 0x6e, 0x01]),
+        decode: () => ({}),
+        decodesInPlace: false,
+      }),
+    };
+    const other = conn.client(NumService, { codec: msgpackish as never });
+    await assert.rejects(other.echo({ n: 1 }), (e: NearwireError) => {
+      assert.equal(e.code, Code.InvalidArgument);
+      assert.equal(e.reason, "codec-mismatch");
+      assert.match(e.message, /^client speaks msgpack, server json: /);
+      assert.deepEqual(e.metadata, {});
+      return true;
     });
     await conn.close();
     await server.close();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, codeName, NearwireError } from "../src/index.js";
+import { isErrorReason } from "../src/transport-kit.js";
 
 /** An Error as Node and the shm-ring addon throw them: the errno name in `code`. */
 function errnoError(errno: string): NodeJS.ErrnoException {
@@ -53,5 +54,14 @@ describe("NearwireError.from: the one errno mapping", () => {
     );
     assert.equal(err.message, "committing a 4096 B segment: ENOSPC: failed");
     assert.equal(NearwireError.from("boom", Code.Internal, "ctx").message, "ctx: boom");
+  });
+});
+
+describe("isErrorReason: reasons read off the wire stay in the closed set", () => {
+  it("knows every reason and nothing else", () => {
+    for (const r of ["peer-closed", "frame-too-large", "server-closing", "symlink"])
+      assert.equal(isErrorReason(r), true, r);
+    for (const r of ["bogus", "", "__proto__", "constructor", "toString", 42, undefined, null])
+      assert.equal(isErrorReason(r), false, String(r));
   });
 });

@@ -6,23 +6,37 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
 // (core cannot use @nearwire/conformance's README helper: conformance depends on core.)
-describe("README example", () => {
-  it("runs in its own process", () => {
-    const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-    const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(code !== undefined, "README has a ts block");
-    const dir = mkdtempSync(fileURLToPath(new URL("../.readme-", import.meta.url)));
-    try {
-      const file = join(dir, "example.ts");
-      const src = fileURLToPath(new URL("../src/index.ts", import.meta.url));
-      writeFileSync(file, code.replace('from "@nearwire/core"', `from ${JSON.stringify(src)}`));
-      const out = execFileSync(process.execPath, ["--import", "tsx", file], {
-        encoding: "utf8",
-        timeout: 30_000,
-      });
-      assert.equal(out, "nearest,walk server_streaming\ntrue decode-failed\n");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
+/** Every ```ts block without an info string, in order. */
+const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+
+function run(code: string): string {
+  const dir = mkdtempSync(fileURLToPath(new URL("../.readme-", import.meta.url)));
+  try {
+    const file = join(dir, "example.ts");
+    const src = fileURLToPath(new URL("../src/index.ts", import.meta.url));
+    writeFileSync(file, code.replaceAll('from "@nearwire/core"', `from ${JSON.stringify(src)}`));
+    return execFileSync(process.execPath, ["--import", "tsx", file], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("README examples", () => {
+  it("has three, each runs in its own process", () => assert.equal(blocks.length, 3));
+
+  it("services, codecs, errors", () => {
+    assert.equal(run(blocks[0] ?? ""), "nearest,walk server_streaming\ntrue decode-failed\n");
+  });
+
+  it("testing a service without sockets (memory transport, await using)", () => {
+    assert.equal(run(blocks[1] ?? ""), "");
+  });
+
+  it("health checking", () => {
+    assert.equal(run(blocks[2] ?? ""), "");
   });
 });

@@ -1,6 +1,7 @@
+/** The only file that loads the CRC-32C addon (native/addon.c). */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { loadAddon } from "@nearwire/core";
+import { loadAddon } from "@nearwire/core/transport-kit";
 
 /** The functions of the compiled addon (`native/addon.c`). */
 export interface NativeAddon {

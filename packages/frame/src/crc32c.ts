@@ -73,7 +73,8 @@ export function crc32cByte(byte: number, initial = 0): number {
   return ~((TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8)) >>> 0;
 }
 
-type Crc32cFn = (data: Uint8Array, initial?: number) => number;
+/** A CRC-32C function: the CRC of `data` chained from `initial` (default 0), unsigned. */
+export type Crc32cFn = (data: Uint8Array, initial?: number) => number;
 
 /** The check value must come out right, else the addon is refused rather than corrupt frames. */
 function passesCheck(fn: NativeCrc32c): boolean {
@@ -140,7 +141,7 @@ const native = nearwireNative ?? nodeRsNative;
  *   64 KiB 84,000 vs 3,600 → 64.
  * - `@node-rs/crc32` (~103 ns per call): 96 B 105 vs 116, 128 B 151 vs 135, 64 KiB 84,000 vs
  *   12,100 → 128.
- * `node --import tsx packages/frame/scripts/crc-threshold.ts` reproduces the measurement.
+ * `node --import tsx packages/frame/bench/crc-threshold.ts` reproduces the measurement.
  */
 export const CRC32C_NATIVE_MIN_BYTES: number = nearwireNative !== undefined ? 64 : 128;
 

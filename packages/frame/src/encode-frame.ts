@@ -1,3 +1,4 @@
+/** Frame v1 encoding (PROTOCOL.md section 3): header, payload, CRC-32C trailer. */
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c, crc32cByte } from "./crc32c.js";
 import {

@@ -1,3 +1,4 @@
+/** FrameDecoder: frame v1 from a byte stream split or joined anywhere, limits checked first. */
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c, crc32cByte } from "./crc32c.js";
 import {

@@ -1,3 +1,4 @@
+export type { Crc32cFn } from "./crc32c.js";
 export {
   CRC32C_NATIVE_MIN_BYTES,
   crc32c,

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { field, hex, readVectors } from "@nearwire/conformance";
-import { Code, FrameType, NearwireError } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
+import { FrameType } from "@nearwire/core/protocol";
 import {
   decodeGoAway,
   decodeHello,

@@ -11,13 +11,12 @@ import {
 import {
   type CallOptions,
   Code,
-  type MessageCodec,
-  type MethodDefinition,
+  type Codec,
   NearwireError,
   type ServiceDefinition,
-  timeoutError,
 } from "@nearwire/core";
-import { toGrpcMetadata } from "./grpc-metadata.js";
+import { bindService, timeoutError } from "@nearwire/core/transport-kit";
+import { toGrpcMetadata, withServerCodec } from "./grpc-metadata.js";
 import { serializerFor } from "./serialize.js";
 import { untilAny } from "./until-event.js";
 
@@ -33,6 +32,8 @@ export interface CallSite {
 
 interface BoundMethod {
   readonly path: string;
+  /** The client's codec name, compared with the server's `nearwire-codec` trailer. */
+  readonly codec: string;
   readonly serialize: (value: unknown) => Buffer;
   readonly deserialize: (bytes: Buffer) => unknown;
 }
@@ -62,14 +63,15 @@ type AnyMethod = (...args: any[]) => any;
 export function bindClient(
   site: CallSite,
   service: ServiceDefinition,
-  codecFor: <T>(type: { name: string }) => MessageCodec<T>,
+  codec: Codec,
 ): Record<string, AnyMethod> {
   const client: Record<string, AnyMethod> = {};
-  for (const [name, method] of Object.entries(service.methods) as [string, MethodDefinition][]) {
-    const output = codecFor<unknown>(method.output);
+  // Paths and message codecs come from core's bindService, as on every transport.
+  for (const { name, path, kind, input, output } of bindService(service, codec)) {
     const bound: BoundMethod = {
-      path: `/${service.typeName}/${name}`,
-      serialize: serializerFor(codecFor<unknown>(method.input)),
+      path,
+      codec: codec.name,
+      serialize: serializerFor(input),
       deserialize: (bytes) => {
         try {
           return output.decode(bytes);
@@ -78,7 +80,7 @@ export function bindClient(
         }
       },
     };
-    switch (method.kind) {
+    switch (kind) {
       case "unary":
         client[name] = (request: unknown, options?: CallOptions) =>
           unaryCall(site, bound, request, options);
@@ -136,7 +138,9 @@ function prepare(
     options.metadata === undefined ? new GrpcMetadata() : toGrpcMetadata(options.metadata);
   if (timeoutMs === undefined) return [client, metadata, NO_OPTIONS, options.signal];
   if (timeoutMs > GRPC_MAX_TIMEOUT_MS) {
-    return [client, metadata, NO_OPTIONS, longDeadline(timeoutMs, options.signal)];
+    // Capped at 2^32 − 1 ms, as on every transport (PROTOCOL.md §5.5).
+    const capped = Math.min(Math.ceil(timeoutMs), 0xffffffff);
+    return [client, metadata, NO_OPTIONS, longDeadline(capped, options.signal)];
   }
   return [client, metadata, { deadline: Date.now() + timeoutMs }, options.signal];
 }
@@ -252,7 +256,7 @@ function unaryCall(
       (err: ServiceError | null, value?: unknown) => {
         site.calls.delete(call);
         detach?.();
-        if (err !== null) reject(site.mapError(err, signal));
+        if (err !== null) reject(withServerCodec(site.mapError(err, signal), m.codec));
         else if (value instanceof Undecodable) reject(value.error);
         else resolve(value);
       },
@@ -279,7 +283,7 @@ async function* serverStreamCall(
     metadata,
     callOptions,
   );
-  yield* readAll(site, call, signal);
+  yield* readAll(site, call, signal, m.codec);
 }
 
 /**
@@ -290,6 +294,7 @@ async function* readAll(
   site: CallSite,
   call: AsyncIterable<unknown> & { cancel(): void; on(event: "error", fn: () => void): unknown },
   signal: AbortSignal | undefined,
+  codec: string,
 ): AsyncGenerator<unknown, void, undefined> {
   call.on("error", noop);
   site.calls.add(call);
@@ -304,7 +309,7 @@ async function* readAll(
   } catch (err) {
     if (err instanceof NearwireError && err.reason === "decode-failed") throw err;
     ended = true;
-    throw site.mapError(err, signal);
+    throw withServerCodec(site.mapError(err, signal), codec);
   } finally {
     site.calls.delete(call);
     detach?.();
@@ -331,7 +336,8 @@ function clientStreamCall(
       (err: ServiceError | null, value?: unknown) => {
         site.calls.delete(call);
         detach?.();
-        if (err !== null) reject(sourceError ?? site.mapError(err, signal));
+        if (err !== null)
+          reject(sourceError ?? withServerCodec(site.mapError(err, signal), m.codec));
         else if (value instanceof Undecodable) reject(value.error);
         else resolve(value);
       },
@@ -365,7 +371,7 @@ async function* bidiCall(
     cancelCall(call);
   });
   try {
-    yield* readAll(site, call, signal);
+    yield* readAll(site, call, signal, m.codec);
   } catch (err) {
     throw sourceError ?? err;
   }

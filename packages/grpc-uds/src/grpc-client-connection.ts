@@ -70,7 +70,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
   }
 
   client<S extends ServiceDefinition>(service: S, options: BindOptions): Client<S> {
-    return bindClient(this, service, (type) => options.codec.forType(type)) as Client<S>;
+    return bindClient(this, service, options.codec) as Client<S>;
   }
 
   mapError(err: unknown, signal: AbortSignal | undefined): NearwireError {
@@ -95,6 +95,10 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
       cause: mapped,
       reason: "server-closing",
     });
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,4 @@
+/** nearwire metadata and errors to and from gRPC metadata and status. */
 import { Metadata as GrpcMetadata, type ServiceError } from "@grpc/grpc-js";
 import { Code, type ErrorReason, type Metadata, NearwireError } from "@nearwire/core";
 
@@ -8,12 +9,51 @@ import { Code, type ErrorReason, type Metadata, NearwireError } from "@nearwire/
  */
 export const REASON_TRAILER = "nearwire-reason";
 
+/** The trailer with the server's codec name, sent with a request it cannot decode. */
+export const CODEC_TRAILER = "nearwire-codec";
+
 /**
- * Request headers a handler does not see: gRPC's reserved `grpc-*` keys and the HTTP/2 transport
- * headers grpc-js adds (`user-agent`), so `ctx.metadata` holds what the caller sent, as on `uds`.
+ * `error` after the server's `nearwire-codec` trailer is read: taken out of the metadata, and
+ * when it names another codec than the client's (`codec`), a codec mismatch (reason
+ * `codec-mismatch`, "client speaks msgpack, server json: …").
+ */
+export function withServerCodec(error: NearwireError, codec: string): NearwireError {
+  const theirs = error.metadata[CODEC_TRAILER];
+  if (theirs === undefined) return error;
+  const { [CODEC_TRAILER]: _, ...metadata } = error.metadata;
+  if (theirs === codec) {
+    const opts: { cause: unknown; metadata: Metadata; reason?: ErrorReason } = {
+      cause: error.cause,
+      metadata,
+    };
+    if (error.reason !== undefined) opts.reason = error.reason;
+    return new NearwireError(error.code, error.message, opts);
+  }
+  return new NearwireError(
+    error.code,
+    `client speaks ${codec}, server ${theirs}: ${error.message}`,
+    {
+      cause: error,
+      metadata,
+      reason: "codec-mismatch",
+    },
+  );
+}
+
+/**
+ * Headers neither a handler nor a caller sees: gRPC's reserved `grpc-*` keys and the HTTP/2
+ * transport headers grpc-js adds (`user-agent`, `content-type`, `te`; `date` and `content-type`
+ * land in the error metadata of a trailers-only response), so `ctx.metadata` and an error's
+ * `metadata` hold what the peer sent, as on `uds`.
  */
 function isTransportKey(key: string): boolean {
-  return key.startsWith("grpc-") || key === "user-agent";
+  return (
+    key.startsWith("grpc-") ||
+    key === "user-agent" ||
+    key === "content-type" ||
+    key === "date" ||
+    key === "te"
+  );
 }
 
 /**

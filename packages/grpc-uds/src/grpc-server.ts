@@ -1,15 +1,14 @@
 import { type ChannelOptions, Server as GrpcJsServer, ServerCredentials } from "@grpc/grpc-js";
 import {
   type BindOptions,
-  bindHandlers,
   Code,
   NearwireError,
   type PeerAuthorizationOptions,
   type Server,
   type ServiceDefinition,
   type ServiceImpl,
-  serverCloseHook,
 } from "@nearwire/core";
+import { bindHandlers, serverCloseHook } from "@nearwire/core/transport-kit";
 import {
   bindStreamListener,
   createPeerGate,
@@ -19,7 +18,7 @@ import {
 import { grpcServiceBinding } from "./server-handlers.js";
 import { addServerReflection, type ReflectedService } from "./server-reflection.js";
 
-/** Default grace period of {@link GrpcServer.close}, in ms. */
+/** Default grace period of a grpc-uds `server.close()` (its `graceMs`), in ms. */
 export const DEFAULT_GRACE_MS = 5000;
 
 /**
@@ -152,6 +151,10 @@ export class GrpcServer implements Server {
    * finish) for up to `graceMs` (default {@link DEFAULT_GRACE_MS}), then `forceShutdown`
    * (remaining calls are cancelled: their handlers' `ctx.signal` aborts).
    */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   async close(options?: { graceMs?: number }): Promise<void> {
     if (this.#state !== "listening") {
       this.#state = "closed";

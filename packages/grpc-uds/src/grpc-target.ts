@@ -1,3 +1,4 @@
+/** grpcTarget: the target string a gRPC client resolves for a nearwire address. */
 import type { SocketAddress } from "@nearwire/socket";
 
 /**

@@ -1,17 +1,12 @@
 import type { ChannelOptions } from "@grpc/grpc-js";
-import {
-  type ClientConnection,
-  guardListen,
-  type PeerAuthorizationOptions,
-  type Server,
-  type Transport,
-} from "@nearwire/core";
+import type { ClientConnection, PeerAuthorizationOptions, Server, Transport } from "@nearwire/core";
+import { guardListen } from "@nearwire/core/transport-kit";
 import {
   checkPeerAuthorization,
   DEFAULT_SOCKET_MODE,
   netPath,
   parseAddress,
-  probeNothingListens,
+  probeListener,
 } from "@nearwire/socket";
 import { GrpcClientConnection } from "./grpc-client-connection.js";
 import { GrpcServer } from "./grpc-server.js";
@@ -116,7 +111,7 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
       }
       const probed = address;
       return GrpcClientConnection.open(grpcTarget(address), clientOptions, connectTimeoutMs, () =>
-        probeNothingListens(
+        probeListener(
           probed.kind === "tcp"
             ? { host: probed.host, port: probed.port }
             : { path: netPath(probed) },

@@ -1,3 +1,4 @@
+/** GrpcHandlerContext: a handler's context over a grpc-js server call. */
 import type { Metadata as GrpcMetadata } from "@grpc/grpc-js";
 import { Code, type HandlerContext, type Metadata, NearwireError, type Peer } from "@nearwire/core";
 import { fromGrpcMetadata } from "./grpc-metadata.js";

@@ -1,6 +1,5 @@
-export { GrpcClientConnection } from "./grpc-client-connection.js";
 export { REASON_TRAILER } from "./grpc-metadata.js";
-export { DEFAULT_GRACE_MS, GrpcServer } from "./grpc-server.js";
+export { DEFAULT_GRACE_MS } from "./grpc-server.js";
 export { grpcTarget } from "./grpc-target.js";
 export type { GrpcTransportOptions } from "./grpc-transport.js";
 export { createGrpcTransport, DEFAULT_MAX_MESSAGE_BYTES } from "./grpc-transport.js";

@@ -1,4 +1,5 @@
 import { Code, type MessageCodec, NearwireError } from "@nearwire/core";
+import { CODEC_TRAILER } from "./grpc-metadata.js";
 
 /** Passes grpc-js's received message bytes through unchanged. */
 export function identity(bytes: Buffer): Buffer {
@@ -20,16 +21,21 @@ export function serializerFor<T>(codec: MessageCodec<T>): (value: T) => Buffer {
 
 /**
  * A decode failure as INVALID_ARGUMENT reason `decode-failed` (codecs throw that already; a codec
- * that throws anything else is wrapped).
+ * that throws anything else is wrapped), with the server's codec name in the `nearwire-codec`
+ * trailer, so that a client speaking another codec says so (PROTOCOL.md §5.6).
  */
-export function decodeError(err: unknown): NearwireError {
-  if (err instanceof NearwireError && err.code === Code.InvalidArgument) return err;
-  return new NearwireError(
-    Code.InvalidArgument,
-    `request decode failed: ${String((err as Error)?.message ?? err)}`,
-    {
-      cause: err,
-      reason: "decode-failed",
-    },
-  );
+export function decodeError(err: unknown, codec: string): NearwireError {
+  const e =
+    err instanceof NearwireError && err.code === Code.InvalidArgument
+      ? err
+      : new NearwireError(
+          Code.InvalidArgument,
+          `request decode failed: ${String((err as Error)?.message ?? err)}`,
+          { cause: err, reason: "decode-failed" },
+        );
+  return new NearwireError(e.code, e.message, {
+    cause: e.cause ?? err,
+    reason: e.reason ?? "decode-failed",
+    metadata: { ...e.metadata, [CODEC_TRAILER]: codec },
+  });
 }

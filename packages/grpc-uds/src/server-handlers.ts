@@ -7,13 +7,8 @@ import type {
   sendUnaryData,
   UntypedHandleCall,
 } from "@grpc/grpc-js";
-import {
-  Code,
-  type MessageCodec,
-  type MethodDefinition,
-  NearwireError,
-  type ServedMethod,
-} from "@nearwire/core";
+import { Code, type MessageCodec, type MethodDefinition, NearwireError } from "@nearwire/core";
+import type { ServedMethod } from "@nearwire/core/transport-kit";
 import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
 import { GrpcHandlerContext } from "./handler-context.js";
 import { decodeError, identity, serializerFor } from "./serialize.js";
@@ -38,7 +33,7 @@ export function grpcServiceBinding(methods: readonly ServedMethod[]): GrpcServic
   const definition: GrpcServiceBinding["definition"] = {};
   const implementation: GrpcServiceBinding["implementation"] = {};
   for (const { bound, impl } of methods) {
-    const { name, path, kind, input, output } = bound;
+    const { name, path, kind, input, output, codec } = bound;
     const requestStream = kind === "client_streaming" || kind === "bidi_streaming";
     const responseStream = kind === "server_streaming" || kind === "bidi_streaming";
     definition[name] = {
@@ -51,7 +46,7 @@ export function grpcServiceBinding(methods: readonly ServedMethod[]): GrpcServic
       responseDeserialize: identity,
       originalName: name,
     };
-    implementation[name] = wrapHandler(kind, path, impl as AnyFn, input);
+    implementation[name] = wrapHandler(kind, path, impl as AnyFn, input, codec);
   }
   return { definition, implementation };
 }
@@ -61,6 +56,7 @@ function wrapHandler(
   path: string,
   handler: AnyFn,
   input: MessageCodec<unknown>,
+  codecName: string,
 ): UntypedHandleCall {
   switch (kind) {
     case "unary":
@@ -70,7 +66,7 @@ function wrapHandler(
         try {
           request = input.decode(call.request);
         } catch (err) {
-          fail(ctx, callback, decodeError(err));
+          fail(ctx, callback, decodeError(err, codecName));
           return;
         }
         respond(ctx, callback, () => handler(request, ctx));
@@ -79,7 +75,9 @@ function wrapHandler(
       return (call: ServerReadableStream<Buffer, unknown>, callback: sendUnaryData<unknown>) => {
         const ctx = new GrpcHandlerContext(path, call);
         const onDecodeError = (err: NearwireError) => fail(ctx, callback, err);
-        respond(ctx, callback, () => handler(decodeStream(call, input, ctx, onDecodeError), ctx));
+        respond(ctx, callback, () =>
+          handler(decodeStream(call, input, codecName, ctx, onDecodeError), ctx),
+        );
       };
     case "server_streaming":
       return (call: ServerWritableStream<Buffer, unknown>) => {
@@ -88,7 +86,7 @@ function wrapHandler(
         try {
           request = input.decode(call.request);
         } catch (err) {
-          endWithError(ctx, call, decodeError(err));
+          endWithError(ctx, call, decodeError(err, codecName));
           return;
         }
         void writeAll(ctx, call, () => handler(request, ctx));
@@ -97,7 +95,9 @@ function wrapHandler(
       return (call: ServerDuplexStream<Buffer, unknown>) => {
         const ctx = new GrpcHandlerContext(path, call);
         const onDecodeError = (err: NearwireError) => endWithError(ctx, call, err);
-        void writeAll(ctx, call, () => handler(decodeStream(call, input, ctx, onDecodeError), ctx));
+        void writeAll(ctx, call, () =>
+          handler(decodeStream(call, input, codecName, ctx, onDecodeError), ctx),
+        );
       };
   }
 }
@@ -202,6 +202,7 @@ interface ReadableIterable {
 async function* decodeStream(
   call: ServerReadableStream<Buffer, unknown> | ServerDuplexStream<Buffer, unknown>,
   codec: MessageCodec<unknown>,
+  codecName: string,
   ctx: GrpcHandlerContext,
   onDecodeError: (err: NearwireError) => void,
 ): AsyncGenerator<unknown, void, undefined> {
@@ -225,7 +226,7 @@ async function* decodeStream(
     try {
       value = codec.decode(next.value);
     } catch (err) {
-      const error = decodeError(err);
+      const error = decodeError(err, codecName);
       onDecodeError(error);
       await iterator.return?.();
       throw error;

@@ -1,3 +1,4 @@
+/** grpc.reflection.v1 for the services a grpc-uds server serves. */
 import type { Server as GrpcJsServer } from "@grpc/grpc-js";
 import { ReflectionService } from "@grpc/reflection";
 import type { Codec } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** untilAny: waits for the first of some events of an emitter. */
 import type { EventEmitter } from "node:events";
 
 /**

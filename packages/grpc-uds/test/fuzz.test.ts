@@ -4,14 +4,10 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
-  derivedPrng,
-  type FuzzCase,
-  fuzzBatch,
+  byteStreamFuzz,
   fuzzRun,
-  prng,
   processRssBytes,
   type Rng,
-  readCorpus,
   writeInRandomChunks,
 } from "@nearwire/conformance";
 import { jsonCodec } from "@nearwire/core";
@@ -31,10 +27,6 @@ const BATCH = 16;
 const CORPUS = fileURLToPath(new URL("./fuzz-corpus/grpc-uds.json", import.meta.url));
 const MiB = 1024 * 1024;
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-
-interface Case extends FuzzCase {
-  hex: string;
-}
 
 /** An HTTP/2 frame: 24-bit length (maybe a lie), type, flags, stream id, payload. */
 function h2frame(rng: Rng): Buffer {
@@ -112,45 +104,22 @@ describe("grpc-uds fuzz: random bytes after the HTTP/2 preface", () => {
     }
   }
 
-  /** Feeds a batch at once, then checks the server; a failing batch goes to the corpus. */
-  const batch = (cases: Case[], label: string): Promise<void> =>
-    fuzzBatch({
-      cases,
-      label,
-      seed: SEED,
-      corpus: CORPUS,
-      async run() {
-        await Promise.all(
-          cases.map((c, k) => send(Buffer.from(c.hex, "hex"), derivedPrng(SEED, k))),
-        );
-        await healthy(label);
-      },
-    });
-
   it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
-    const started = Date.now();
     await healthy("start");
-    const rssStart = rss();
-    const corpus = readCorpus<Case>(CORPUS);
-    for (let i = 0; i < corpus.length; i += BATCH)
-      await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);
-    const rng = prng(SEED);
-    let rssMax = rss();
-    for (let i = 0; i < ITERATIONS; i += BATCH) {
-      const cases: Case[] = [];
-      for (let j = i; j < Math.min(i + BATCH, ITERATIONS); j++) {
-        const input = randomInput(rng);
-        cases.push({
-          name: `seed ${SEED} iteration ${j} (${input.kind})`,
-          hex: input.bytes.toString("hex"),
-        });
-      }
-      await batch(cases, `iteration ${i}`);
-      rssMax = Math.max(rssMax, rss());
-    }
+    const run = await byteStreamFuzz({
+      seed: SEED,
+      iterations: ITERATIONS,
+      batchSize: BATCH,
+      corpus: CORPUS,
+      input: randomInput,
+      send,
+      healthy,
+      rss,
+    });
+    const { rssStartBytes: rssStart, rssMaxBytes: rssMax } = run;
     await healthy("the end");
     t.diagnostic(
-      `seed ${SEED}: ${corpus.length} corpus cases + ${ITERATIONS} random inputs in ${Date.now() - started} ms (${closedByServer} connections closed by the server, ${leftOpen} left open and closed by us); server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}`,
+      `seed ${SEED}: ${run.corpusCases} corpus cases + ${ITERATIONS} random inputs in ${run.ms} ms (${closedByServer} connections closed by the server, ${leftOpen} left open and closed by us); server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}`,
     );
     assert.ok(
       rssMax - rssStart < 64 * MiB,

@@ -1,6 +1,7 @@
+/** The only file that loads the SO_PEERCRED addon. */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { loadAddon } from "@nearwire/core";
+import { loadAddon } from "@nearwire/core/transport-kit";
 
 /** Credentials of a Unix socket's peer, as `SO_PEERCRED` reports them. */
 export interface PeerCredentials {

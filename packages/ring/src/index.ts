@@ -1,4 +1,9 @@
-export { envelopeHeadroomFor, maxMessageBytesFor } from "./message-limits.js";
+export {
+  agreeMaxFrameBytes,
+  checkMaxFrameBytes,
+  DEFAULT_MAX_FRAME_BYTES,
+  maxFrameBytesFor,
+} from "./message-limits.js";
 export type { RecordSink } from "./ring.js";
 export { RingReader, RingWriter } from "./ring.js";
 export type { RingChannelParts, WaitMode } from "./ring-channel.js";
@@ -20,6 +25,7 @@ export {
   RING_CONTROL_OFFSETS,
   readHeader,
   segmentBytesFor,
+  TYPE_FRAGMENT,
   TYPE_PADDING,
   writeHeader,
 } from "./ring-layout.js";

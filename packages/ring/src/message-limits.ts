@@ -1,23 +1,37 @@
-import { DEFAULT_MAX_MESSAGE_BYTES, ENVELOPE_HEADROOM_BYTES } from "@nearwire/core";
-import { checkRingBytes, maxPayloadFor } from "./ring-layout.js";
+import { Code, DEFAULT_MAX_MESSAGE_BYTES, NearwireError } from "@nearwire/core";
+import { ENVELOPE_HEADROOM_BYTES } from "@nearwire/core/protocol";
 
 /**
- * Room left in one ring record for the RPC envelope (call id, method path, metadata) on top of
- * a message, bytes: core's `ENVELOPE_HEADROOM_BYTES` (64 KiB), or a quarter of the record when
- * that is less (rings of 512 KiB and less), where 64 KiB would leave little or no room.
+ * Frame limit (`maxFrameBytes`) a ring transport asks for when its RPC engine allows messages
+ * of `maxMessageBytes` (default core's 4 MiB): the message plus core's envelope headroom
+ * (64 KiB), as uds and grpc-uds announce. Independent of the ring size: frames larger than
+ * one record travel as fragment records (PROTOCOL.md §6.3).
  */
-export function envelopeHeadroomFor(ringBytes: number): number {
-  checkRingBytes(ringBytes);
-  return Math.min(ENVELOPE_HEADROOM_BYTES, Math.floor(maxPayloadFor(ringBytes) / 4));
+export function maxFrameBytesFor(maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES): number {
+  return maxMessageBytes + ENVELOPE_HEADROOM_BYTES;
+}
+
+/** Default `maxFrameBytes` of a ring channel: 4 MiB + 64 KiB. */
+export const DEFAULT_MAX_FRAME_BYTES: number = maxFrameBytesFor();
+
+/**
+ * The frame limit of a connection whose sides asked for `a` and `b` (`undefined`: a peer that
+ * does not fragment): the smaller, but never less than one record's payload (`maxPayload`).
+ */
+export function agreeMaxFrameBytes(a: number, b: number | undefined, maxPayload: number): number {
+  return Math.max(maxPayload, Math.min(a, b ?? maxPayload));
 }
 
 /**
- * Default `maxMessageBytes` of a transport with rings of `ringBytes`: the smaller of core's
- * 4 MiB and one record's payload minus {@link envelopeHeadroomFor}. Positive for every valid
- * ring: 1,524 B for 4 KiB rings, 24,564 B for 64 KiB, 2 MiB − 64 KiB − 16 B for the default
- * 4 MiB. Throws INVALID_ARGUMENT for a bad `ringBytes`.
+ * Checks a `maxFrameBytes` option or handshake value: an integer in [1, 2^31 - 1]; throws
+ * INVALID_ARGUMENT otherwise (naming `what`).
  */
-export function maxMessageBytesFor(ringBytes: number): number {
-  const record = maxPayloadFor(ringBytes);
-  return Math.min(DEFAULT_MAX_MESSAGE_BYTES, record - envelopeHeadroomFor(ringBytes));
+export function checkMaxFrameBytes(value: unknown, what = "maxFrameBytes"): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 0x7fffffff) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `${what} ${String(value)} is not an integer in [1, 2147483647]`,
+    );
+  }
+  return value;
 }

@@ -1,7 +1,9 @@
 import { performance } from "node:perf_hooks";
 import type { Channel, ChannelHandler } from "@nearwire/core";
-import { Code, checkSend, isSendableType, NearwireError } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
+import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import { RingReader, RingWriter } from "./ring.js";
+import { TYPE_FRAGMENT } from "./ring-layout.js";
 
 /** How a receiving side waits for frames. */
 export type WaitMode = "spin" | "park" | "adaptive";
@@ -28,6 +30,11 @@ export interface RingChannelParts {
   /** Spin window of `adaptive`, µs. */
   spinUs: number;
   peer: string;
+  /**
+   * Largest frame payload, agreed by both sides at set-up, bytes; at least (and by default) one
+   * record's payload, `ringBytes / 2 - 16`. Larger frames go as fragment records.
+   */
+  maxFrameBytes?: number;
 }
 
 /**
@@ -46,6 +53,9 @@ export abstract class RingChannel implements Channel {
   protected readonly reader: RingReader;
   protected readonly wait: WaitMode;
   private readonly spinMs: number;
+  /** Largest payload of one record: a frame over it is sent in fragments of `fragmentBytes`. */
+  private readonly recordBytes: number;
+  private readonly fragmentBytes: number;
   protected handler: ChannelHandler | undefined;
   protected state = "open" as "open" | "closing" | "closed";
   private paused = false;
@@ -81,7 +91,11 @@ export abstract class RingChannel implements Channel {
   constructor(parts: RingChannelParts) {
     this.writer = new RingWriter(parts.buffer, parts.ringBytes, parts.sendRing);
     this.reader = new RingReader(parts.buffer, parts.ringBytes, parts.sendRing === 0 ? 1 : 0);
-    this.maxPayloadBytes = this.writer.maxPayloadBytes;
+    this.recordBytes = this.writer.maxPayloadBytes;
+    // A quarter ring: the consumer copies one piece out while the producer writes the next.
+    this.fragmentBytes = Math.min(this.recordBytes, parts.ringBytes / 4);
+    this.maxPayloadBytes = Math.max(this.recordBytes, parts.maxFrameBytes ?? 0);
+    this.reader.maxFrameBytes = this.maxPayloadBytes;
     this.wait = parts.wait;
     this.spinMs = parts.wait === "park" ? 0 : parts.spinUs / 1000;
     this.peer = parts.peer;
@@ -123,6 +137,7 @@ export abstract class RingChannel implements Channel {
 
   send(type: number, payload: Uint8Array): boolean {
     checkSend(this.state !== "open", type, payload.byteLength, this.maxPayloadBytes, this.peer);
+    if (payload.byteLength > this.recordBytes) return this.sendFragments(type, payload);
     if (this.pending.length === this.pendingHead && this.writer.tryWrite(type, payload)) {
       if (this.writer.takeParked()) this.ringData();
       this.sent = true;
@@ -134,6 +149,26 @@ export abstract class RingChannel implements Channel {
     return this.pending.length === this.pendingHead;
   }
 
+  /**
+   * A frame larger than one record: a copy of it, queued as fragment records (type 0x01) and a
+   * last record of `type`, written in order by the queue (nothing else goes between them).
+   */
+  private sendFragments(type: number, payload: Uint8Array): boolean {
+    const wasEmpty = this.pending.length === this.pendingHead;
+    const copy = payload.slice();
+    const n = copy.byteLength;
+    const step = this.fragmentBytes;
+    for (let off = 0; off < n; off += step) {
+      const last = off + step >= n;
+      this.pending.push({
+        type: last ? type : TYPE_FRAGMENT,
+        payload: copy.subarray(off, last ? n : off + step),
+      });
+    }
+    if (wasEmpty) this.flush();
+    return this.pending.length === this.pendingHead;
+  }
+
   /** Zero-copy send (core's `Channel.sendWith`): `fill` writes the payload into the ring slot. */
   sendWith(
     type: number,
@@ -141,7 +176,7 @@ export abstract class RingChannel implements Channel {
   ): boolean {
     if (this.state !== "open" || this.pending.length !== this.pendingHead) return false;
     if (!isSendableType(type)) return false;
-    if (!this.writer.tryWriteWith(type, this.writer.maxPayloadBytes, fill)) return false;
+    if (!this.writer.tryWriteWith(type, this.recordBytes, fill)) return false;
     if (this.writer.takeParked()) this.ringData();
     this.sent = true;
     if (this.sleeping && this.wait !== "park") this.wakeUp();

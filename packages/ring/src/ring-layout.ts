@@ -18,6 +18,8 @@ import { Code, NearwireError } from "@nearwire/core";
  *
  * Record (8-byte aligned, contiguous; a padding record fills the end of the ring on wrap):
  *   +0 word u32 = 0x80000000 | N (stored last: publishes) | +4 type u8 | +5 zero[3] | +8 payload[N]
+ *   type 0x00 padding, 0x01 fragment (the frame goes on in the next record), 0x10..0xff a frame
+ *   (or the last piece of a fragmented one)
  */
 
 /** `NWSR` as a little-endian u32. */
@@ -41,6 +43,11 @@ export const RECORD_HEADER_BYTES = 8;
 export const COMMITTED = 0x80000000;
 /** Record type of a padding record (skip to the end of the ring). */
 export const TYPE_PADDING = 0x00;
+/**
+ * Record type of a fragment: the first or a middle piece of a frame too large for one record;
+ * the frame goes on in the next record, and its last piece carries the frame's type.
+ */
+export const TYPE_FRAGMENT = 0x01;
 /** Smallest ring capacity: 4 KiB. */
 export const MIN_RING_BYTES = 4096;
 /** Largest ring capacity: 1 GiB (positions are compared modulo 2^32). */

@@ -6,6 +6,7 @@ import {
   maxPayloadFor,
   RECORD_HEADER_BYTES,
   RING_CONTROL_OFFSETS,
+  TYPE_FRAGMENT,
   TYPE_PADDING,
 } from "./ring-layout.js";
 
@@ -188,6 +189,14 @@ export type RecordSink = (type: number, payload: Uint8Array) => void;
 export class RingReader extends RingBase {
   private tail = 0;
   private index = 0;
+  /**
+   * Largest frame this reader reassembles from fragment records (type 0x01), bytes; the
+   * default, {@link maxPayloadBytes}, means one record per frame (a fragment is then corrupt).
+   */
+  maxFrameBytes = this.maxPayloadBytes;
+  /** Copies of the fragments of the frame being reassembled, and their total bytes. */
+  private pieces: Uint8Array[] = [];
+  private pieceBytes = 0;
 
   /** Bytes consumed so far (the consumer position). */
   get position(): number {
@@ -201,7 +210,8 @@ export class RingReader extends RingBase {
 
   /**
    * Delivers up to `max` records to `sink`, then publishes the consumer position (also when
-   * `sink` throws: that record counts as consumed). Returns the number delivered. One call
+   * `sink` throws: that record counts as consumed). Returns the number of records consumed
+   * (a fragment counts; its frame reaches `sink` with its last piece, as one fresh array). One call
    * advances at most `capacity` bytes (padding included: it stops before a record that would
    * end past that), so no layout — a ring tiled with committed records, a producer that keeps
    * writing ahead of the reader — can keep it looping. Throws DATA_LOSS
@@ -238,7 +248,7 @@ export class RingReader extends RingBase {
           this.index = 0;
           continue;
         }
-        if (type < 0x10)
+        if (type < 0x10 && type !== TYPE_FRAGMENT)
           throw this.corrupt(
             `record type 0x${type.toString(16)} at ring offset ${this.index}`,
             "unknown-frame-type",
@@ -254,12 +264,51 @@ export class RingReader extends RingBase {
         this.tail += rec;
         this.index = (this.index + rec) & this.mask;
         count++;
+        if (type === TYPE_FRAGMENT || this.pieceBytes !== 0) {
+          const frame = this.reassemble(type, at + RECORD_HEADER_BYTES, n);
+          if (frame !== undefined) sink(type, frame);
+          continue;
+        }
         sink(type, new Uint8Array(this.buffer, at + RECORD_HEADER_BYTES, n));
       }
     } finally {
       if (this.tail !== start) storePosition(this.i32, this.consumerPosIndex, this.tail);
     }
     return count;
+  }
+
+  /**
+   * A fragment (type 0x01: keeps a copy, returns undefined) or the last piece of a fragmented
+   * frame (returns the whole frame). Throws DATA_LOSS `malformed-frame` for an empty fragment or
+   * a frame over {@link maxFrameBytes}.
+   */
+  private reassemble(type: number, at: number, n: number): Uint8Array | undefined {
+    if (this.pieceBytes + n > this.maxFrameBytes || (type === TYPE_FRAGMENT && n === 0)) {
+      const bytes = this.pieceBytes + n;
+      this.pieces = [];
+      this.pieceBytes = 0;
+      throw this.corrupt(
+        n === 0
+          ? "empty fragment record"
+          : `fragmented frame of ${bytes}+ B > maxFrameBytes ${this.maxFrameBytes}`,
+        "malformed-frame",
+      );
+    }
+    if (type === TYPE_FRAGMENT) {
+      this.pieces.push(this.u8.slice(at, at + n));
+      this.pieceBytes += n;
+      return undefined;
+    }
+    const frame = new Uint8Array(this.pieceBytes + n);
+    let off = 0;
+    for (const p of this.pieces) {
+      frame.set(p, off);
+      off += p.byteLength;
+    }
+    frame.set(this.u8.subarray(at, at + n), off);
+    this.pieces = [];
+    this.pieceBytes = 0;
+    return frame;
   }
 
   /** True once if the producer waited for space: it clears the flag, and the caller rings. */

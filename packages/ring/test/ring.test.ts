@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
+import { checkSeq, seqFrame } from "@nearwire/conformance/seq-frames";
 import { Code, type NearwireError } from "@nearwire/core";
 import {
   checkHeader,
@@ -13,7 +14,6 @@ import {
   segmentBytesFor,
   writeHeader,
 } from "../src/index.js";
-import { checkSeq, seqFrame } from "./fixtures/seq.js";
 
 const RING = 4096;
 
@@ -249,7 +249,80 @@ describe("segment header", () => {
   });
 });
 
+describe("fragmented frames (type 0x01 records)", () => {
+  it("reassembles fragments and the last piece into one frame of the last piece's type, once", () => {
+    const { w, r } = pair();
+    r.maxFrameBytes = 10_000;
+    const frame = seqFrame(7, 5000);
+    const got: [number, Uint8Array][] = [];
+    let off = 0;
+    while (off < frame.byteLength) {
+      const end = Math.min(frame.byteLength, off + 1000);
+      assert.ok(w.tryWrite(end === frame.byteLength ? 0x81 : 0x01, frame.subarray(off, end)));
+      off = end;
+      r.read((type, payload) => got.push([type, payload.slice()]), 1e9);
+    }
+    assert.equal(got.length, 1);
+    assert.equal(got[0]?.[0], 0x81);
+    assert.equal(checkSeq(got[0]?.[1] as Uint8Array, 7), undefined);
+    assert.ok(w.tryWrite(0x82, seqFrame(8, 10)));
+    r.read((type, payload) => got.push([type, payload.slice()]), 1e9);
+    assert.equal(got[1]?.[0], 0x82, "an unfragmented frame after it is delivered as is");
+  });
+
+  for (const [what, setUp] of [
+    [
+      "a fragmented frame over the default maxFrameBytes (one record's payload: a peer that did not agree to fragments)",
+      (w: RingWriter) =>
+        w.tryWrite(0x01, new Uint8Array(2000)) && w.tryWrite(0x80, new Uint8Array(40)),
+    ],
+    [
+      "an empty fragment",
+      (w: RingWriter, r: RingReader) => {
+        r.maxFrameBytes = 10_000;
+        return w.tryWrite(0x01, new Uint8Array(0));
+      },
+    ],
+    [
+      "a frame whose pieces add up to more than maxFrameBytes",
+      (w: RingWriter, r: RingReader) => {
+        r.maxFrameBytes = 2500;
+        return w.tryWrite(0x01, new Uint8Array(1500)) && w.tryWrite(0x80, new Uint8Array(1001));
+      },
+    ],
+  ] as const) {
+    it(`rejects ${what}: DATA_LOSS malformed-frame, nothing delivered`, () => {
+      const { w, r } = pair();
+      assert.ok(setUp(w, r));
+      assert.throws(
+        () => r.read(() => assert.fail("nothing to deliver"), 1e9),
+        (e: NearwireError) => e.code === Code.DataLoss && e.reason === "malformed-frame",
+      );
+    });
+  }
+});
+
 describe("PROTOCOL.md section 6", () => {
+  it("matches the shm-fragment vector: the reader delivers the frame once", () => {
+    const doc = readFileSync(new URL("../../../PROTOCOL.md", import.meta.url), "utf8");
+    const m =
+      /vector: shm-fragment\nframe: type 0x80, payload "hello" \(68 65 6c 6c 6f\)\nrecords: ([0-9a-f ]+)\n/.exec(
+        doc,
+      );
+    assert.ok(m, "vector present");
+    const want = (m[1] as string).replace(/ /g, "");
+    const buf = new SharedArrayBuffer(segmentBytesFor(RING));
+    const w = new RingWriter(buf, RING, 0);
+    w.tryWrite(0x01, new TextEncoder().encode("hel"));
+    w.tryWrite(0x80, new TextEncoder().encode("lo"));
+    assert.equal(Buffer.from(buf, HEADER_BYTES, want.length / 2).toString("hex"), want);
+    const r = new RingReader(buf, RING, 0);
+    r.maxFrameBytes = 5;
+    const got: string[] = [];
+    r.read((type, payload) => got.push(`${type}:${Buffer.from(payload).toString()}`), 1e9);
+    assert.deepEqual(got, ["128:hello"]);
+  });
+
   it("matches the shm-record vector", () => {
     const doc = readFileSync(new URL("../../../PROTOCOL.md", import.meta.url), "utf8");
     const m =

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Code, loadAddon, NearwireError } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
+import { loadAddon } from "@nearwire/core/transport-kit";
 
 /** The functions of the compiled addon (`native/addon.cc`). */
 export interface NativeAddon {

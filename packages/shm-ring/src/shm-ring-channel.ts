@@ -1,28 +1,20 @@
 import type { Socket } from "node:net";
-import type { Channel, ErrorReason, Peer } from "@nearwire/core";
-import { Code, isCode, NearwireError } from "@nearwire/core";
+import type { Channel, Peer } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
 import type { WaitMode } from "@nearwire/ring";
 import { RingChannel } from "@nearwire/ring";
+import {
+  BELL_DATA,
+  BELL_DATA_BUF,
+  BELL_SPACE,
+  BELL_SPACE_BUF,
+  CLOSE,
+  CLOSE_BUF,
+  GOAWAY,
+  goAwayError,
+  goAwayFrame,
+} from "./control-socket.js";
 import type { Segment } from "./segment.js";
-
-/*
- * Control bytes on the control socket after the handshake (PROTOCOL.md section 6):
- *
- *   0x44 'D'  doorbell: your receive ring has a record (sent only if you set "parked")
- *   0x53 'S'  doorbell: your send ring has space (sent only if you set "waiting")
- *   0x43 'C'  clean close: every frame is in the ring; drain it, then close
- *   0x47 'G'  u16 big-endian length | UTF-8 JSON {"code":N,"message":"...","reason":"..."}:
- *             closing with an error
- *
- * The socket's end (EOF or reset) without 'C' or 'G' means the peer died: UNAVAILABLE.
- */
-const BELL_DATA = 0x44;
-const BELL_SPACE = 0x53;
-const CLOSE = 0x43;
-const GOAWAY = 0x47;
-const BELL_DATA_BUF = Buffer.of(BELL_DATA);
-const BELL_SPACE_BUF = Buffer.of(BELL_SPACE);
-const CLOSE_BUF = Buffer.of(CLOSE);
 
 /** How a receiving side waits for frames (defined with the ring channel, @nearwire/ring). */
 export type { WaitMode } from "@nearwire/ring";
@@ -33,6 +25,8 @@ export interface ShmRingChannelParts {
   segment: Segment;
   /** Ring this side writes (0 for the client, 1 for the server). */
   sendRing: 0 | 1;
+  /** Frame limit agreed in the handshake (absent: one record, the peer does not fragment). */
+  maxFrameBytes?: number;
   wait: WaitMode;
   spinUs: number;
   peer: string;
@@ -60,6 +54,7 @@ export class ShmRingChannel extends RingChannel implements Channel {
       buffer: parts.segment.buffer,
       ringBytes: parts.segment.ringBytes,
       sendRing: parts.sendRing,
+      ...(parts.maxFrameBytes === undefined ? {} : { maxFrameBytes: parts.maxFrameBytes }),
       wait: parts.wait,
       spinUs: parts.spinUs,
       peer: parts.peer,
@@ -157,40 +152,10 @@ export class ShmRingChannel extends RingChannel implements Channel {
 
   /** Closing at once: tells the peer why (`G`, when `tellPeer`), unmaps after this turn. */
   protected release(error: NearwireError | undefined, tellPeer: boolean): void {
-    if (tellPeer && error !== undefined && !this.socket.destroyed) {
-      const body: { code: number; message: string; reason?: string } = {
-        code: error.code,
-        message: error.message,
-      };
-      if (error.reason !== undefined) body.reason = error.reason;
-      const json = Buffer.from(JSON.stringify(body));
-      const head = Buffer.allocUnsafe(3);
-      head[0] = GOAWAY;
-      head.writeUInt16BE(Math.min(json.length, 0xffff), 1);
-      this.socket.end(Buffer.concat([head, json.subarray(0, 0xffff)]));
-    } else {
-      this.socket.end();
-    }
+    if (tellPeer && error !== undefined && !this.socket.destroyed)
+      this.socket.end(goAwayFrame(error));
+    else this.socket.end();
     setTimeout(() => this.socket.destroy(), 1000).unref();
     setImmediate(() => this.segment.release());
-  }
-}
-
-function goAwayError(json: Buffer): NearwireError {
-  try {
-    const o = JSON.parse(json.toString("utf8")) as {
-      code?: unknown;
-      message?: unknown;
-      reason?: unknown;
-    };
-    const code = typeof o.code === "number" && isCode(o.code) ? o.code : Code.Unknown;
-    const message =
-      typeof o.message === "string" ? o.message : "peer closed the channel with an error";
-    const opts = typeof o.reason === "string" ? { reason: o.reason as ErrorReason } : {};
-    return new NearwireError(code, message, opts);
-  } catch {
-    return new NearwireError(Code.Internal, "malformed GOAWAY on the shm-ring control socket", {
-      reason: "protocol-violation",
-    });
   }
 }

@@ -14,12 +14,18 @@ export interface ShmRingOptions extends PeerAuthorizationOptions {
   address: string;
   /**
    * Capacity of each ring (one per direction), bytes: a power of two in [4 KiB, 1 GiB].
-   * Default 4 MiB, so a segment is 8 MiB + 4 KiB. The largest frame payload is
-   * `ringBytes / 2 - 16` (2 MiB - 16 B by default); larger frames are rejected with
-   * RESOURCE_EXHAUSTED reason `frame-too-large` (no fragmentation). The server's value
-   * decides; a client's is ignored.
+   * Default 4 MiB, so a segment is 8 MiB + 4 KiB. The server's value decides; a client's is
+   * ignored. The ring size does not cap the message size: a frame larger than one record
+   * (`ringBytes / 2 - 16`) travels as several (PROTOCOL.md §6.3).
    */
   ringBytes?: number;
+  /**
+   * Largest frame payload this side sends and accepts, bytes; the connection uses the smaller
+   * of both sides' values (never less than one record). Default 4 MiB + 64 KiB; the shm-ring
+   * transport sets it to `maxMessageBytes` + 64 KiB. A larger frame is refused by `send` with
+   * RESOURCE_EXHAUSTED reason `frame-too-large`.
+   */
+  maxFrameBytes?: number;
   /**
    * How this side waits for frames: `spin` polls the ring all the time (one busy core per
    * side, lowest latency), `park` sleeps until a doorbell byte on the control socket, and

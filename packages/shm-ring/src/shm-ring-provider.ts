@@ -3,7 +3,10 @@ import { connect as netConnect } from "node:net";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import {
+  agreeMaxFrameBytes,
+  checkMaxFrameBytes,
   checkRingBytes,
+  DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_RING_BYTES,
   LAYOUT_VERSION,
   maxPayloadFor,
@@ -25,13 +28,14 @@ import {
   goAwayFrame,
   HANDSHAKE_MAGIC,
   HandshakeReader,
-} from "./handshake.js";
+} from "./control-socket.js";
 import { attachSegment, type CreatedSegment, createSegment } from "./segment.js";
 import { ShmRingChannel, type WaitMode } from "./shm-ring-channel.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 
 interface Resolved {
   ringBytes: number;
+  maxFrameBytes: number;
   wait: WaitMode;
   spinUs: number;
   shmDir: string;
@@ -73,8 +77,10 @@ function resolve(options: ShmRingOptions): Resolved {
       `maxPendingHandshakes ${maxPendingHandshakes} is not an integer >= 1`,
     );
   }
+  const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   return {
     ringBytes,
+    maxFrameBytes,
     wait,
     spinUs,
     shmDir: options.shmDir ?? "",
@@ -197,6 +203,14 @@ async function accept(
     }
     // Who the peer is decides before anything is allocated for it.
     if (gate.checks && !(await gate.admit(credentials))) throw peerRefused(credentials);
+    // A client that does not say maxFrameBytes does not fragment: one record per frame.
+    const maxFrameBytes = agreeMaxFrameBytes(
+      opts.maxFrameBytes,
+      hello.maxFrameBytes === undefined
+        ? undefined
+        : checkMaxFrameBytes(hello.maxFrameBytes, "client maxFrameBytes"),
+      maxPayloadFor(opts.ringBytes),
+    );
     // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
     socket.write(
@@ -208,6 +222,7 @@ async function accept(
         ringBytes: opts.ringBytes,
         segmentBytes: segmentBytesFor(opts.ringBytes),
         maxPayloadBytes: maxPayloadFor(opts.ringBytes),
+        maxFrameBytes,
         nonce: segment.nonce,
       }),
     );
@@ -223,6 +238,7 @@ async function accept(
     return new ShmRingChannel({
       socket,
       segment,
+      maxFrameBytes,
       sendRing: 1,
       wait: opts.wait,
       spinUs: opts.spinUs,
@@ -244,7 +260,12 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
   const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
   try {
     socket.write(
-      encodeHandshake({ magic: HANDSHAKE_MAGIC, layout: LAYOUT_VERSION, pid: process.pid }),
+      encodeHandshake({
+        magic: HANDSHAKE_MAGIC,
+        layout: LAYOUT_VERSION,
+        pid: process.pid,
+        maxFrameBytes: opts.maxFrameBytes,
+      }),
     );
     const offer = await reader.next();
     if (offer.magic !== HANDSHAKE_MAGIC) {
@@ -270,11 +291,28 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
         reason: "bad-preface",
       });
     }
+    // A server that does not say maxFrameBytes does not fragment; one that does says the
+    // agreed value, at most what this side asked for.
+    const maxFrameBytes =
+      offer.maxFrameBytes === undefined
+        ? undefined
+        : checkMaxFrameBytes(offer.maxFrameBytes, "server maxFrameBytes");
+    if (
+      maxFrameBytes !== undefined &&
+      maxFrameBytes > Math.max(opts.maxFrameBytes, maxPayloadFor(ringBytes))
+    ) {
+      throw new NearwireError(
+        Code.Internal,
+        `server maxFrameBytes ${maxFrameBytes} > asked ${opts.maxFrameBytes}`,
+        { reason: "bad-preface" },
+      );
+    }
     const segment = attachSegment(pid, fd, { ringBytes, nonce });
     socket.write(encodeHandshake({ ready: true }));
     return new ShmRingChannel({
       socket,
       segment,
+      ...(maxFrameBytes === undefined ? {} : { maxFrameBytes }),
       sendRing: 0,
       wait: opts.wait,
       spinUs: opts.spinUs,

@@ -44,11 +44,12 @@ for (const wait of ["adaptive", "spin", "park"] as const) {
 }
 
 describe("shm-ring channel provider", () => {
-  it("maxPayloadBytes is half a ring minus the record header; payloads are transient", async () => {
+  it("maxPayloadBytes is the agreed frame limit (4 MiB + 64 KiB), whatever the ring size; payloads are transient", async () => {
     for (const ringBytes of [64 * 1024, undefined]) {
       const pair = await shmPair("adaptive", ringBytes);
       assert.equal(pair.local.transientPayloads, true);
-      assert.equal(pair.remote.maxPayloadBytes, (ringBytes ?? 4 * 1024 * 1024) / 2 - 16);
+      assert.equal(pair.remote.maxPayloadBytes, 4 * 1024 * 1024 + 64 * 1024);
+      assert.equal(pair.local.maxPayloadBytes, 4 * 1024 * 1024 + 64 * 1024);
       await Promise.all([pair.local.close(), pair.remote.close()]);
       await pair.dispose();
     }

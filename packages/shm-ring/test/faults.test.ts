@@ -6,13 +6,10 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Channel, Code, type NearwireError } from "@nearwire/core";
-import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
-import {
-  attachSegment,
-  createSegment,
-  createShmRingChannelProvider,
-  HEADER_BYTES,
-} from "../src/index.js";
+import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
+import { createShmRingChannelProvider } from "../src/index.js";
+import { HEADER_BYTES } from "../src/subpath-ring.js";
+import { attachSegment, createSegment } from "../src/subpath-segment.js";
 import {
   eventually,
   leakCheckedTempDir,

@@ -1,23 +1,13 @@
 import assert from "node:assert/strict";
-import { connect as netConnect, type Socket } from "node:net";
+import { connect as netConnect } from "node:net";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import {
-  type FuzzCase,
-  fuzzBatch,
-  fuzzRun,
-  prng,
-  type Rng,
-  readCorpus,
-} from "@nearwire/conformance";
+import { closedWithin, type FuzzCase, fuzzLoop, fuzzRun, type Rng } from "@nearwire/conformance";
 import { Code } from "@nearwire/core";
-import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
-import {
-  attachSegment,
-  createShmRingChannelProvider,
-  HEADER_BYTES,
-  type Segment,
-} from "../src/index.js";
+import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
+import { createShmRingChannelProvider } from "../src/index.js";
+import { HEADER_BYTES } from "../src/subpath-ring.js";
+import { attachSegment, type Segment } from "../src/subpath-segment.js";
 import {
   eventually,
   leakCheckedTempDir,
@@ -25,7 +15,7 @@ import {
   record,
   seqFrame,
 } from "./fixtures/helpers.js";
-import { type Peer, spawnPeer } from "./fixtures/spawn-peer.js";
+import { closedWith, rssOf, spawnPeer } from "./fixtures/spawn-peer.js";
 
 // Seeded fuzzing of a real shm-ring server process (issue 10 item 10): a raw client handshakes,
 // maps the segment itself (a third mapping: the server's and a healthy client's are others) and
@@ -145,27 +135,12 @@ function randomHandshakeCase(rng: Rng, name: string): Case {
   return { name, kind: "handshake", control: Buffer.concat(bodies).toString("hex"), end: "end" };
 }
 
-/** Waits for `socket` to close (fails after 5 s: the server hangs). */
-function closed(socket: Socket): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (socket.destroyed) return resolve();
-    const t = setTimeout(
-      () => reject(new Error("server did not close the connection in 5 s")),
-      5000,
-    );
-    socket.once("close", () => {
-      clearTimeout(t);
-      resolve();
-    });
-  });
-}
-
 async function runCase(address: string, c: Case): Promise<void> {
   const socket = netConnect(address);
   socket.on("error", () => {});
   socket.on("data", () => {});
   await new Promise((r) => socket.once("connect", r));
-  const done = closed(socket);
+  const done = closedWithin(socket);
   let segment: Segment | undefined;
   try {
     if (c.kind === "ring") {
@@ -199,20 +174,8 @@ async function runCase(address: string, c: Case): Promise<void> {
   }
 }
 
-async function closedWith(peer: Peer): Promise<{ code: number; reason?: string }[]> {
-  peer.command("closed");
-  return (JSON.parse(await peer.line(5000)) as { closed: { code: number; reason?: string }[] })
-    .closed;
-}
-
-async function rssOf(peer: Peer): Promise<number> {
-  peer.command("rss");
-  return (JSON.parse(await peer.line(5000)) as { rss: number }).rss;
-}
-
 describe("shm-ring fuzz: a real server process under random ring memory and handshakes", () => {
   it("replays the corpus, then random inputs; only the attacker's connection fails, the server keeps serving, RSS bounded, nothing left", async (t) => {
-    const started = Date.now();
     const address = tmp.sock("fuzz");
     const server = await spawnPeer(["server", address, "adaptive", String(RING), "echo"]);
     const allowed = new Set<number>([0, Code.DataLoss, Code.Internal, Code.Unavailable]);
@@ -226,18 +189,20 @@ describe("shm-ring fuzz: a real server process under random ring memory and hand
       await eventually(() => assert.equal(rec.frames.length, want));
     };
     await echo();
-    const rssStart = await rssOf(server);
-    let rssMax = rssStart;
-    const corpus = readCorpus<Case>(CORPUS);
     let seen = 0;
-    /** Feeds a batch at once, then checks the server; a failing batch goes to the corpus. */
-    const batch = (cases: Case[], label: string): Promise<void> =>
-      fuzzBatch({
-        cases,
-        label,
+    const kinds = { ring: 0, handshake: 0 };
+    try {
+      const run = await fuzzLoop<Case>({
         seed: SEED,
+        iterations: ITERATIONS,
+        batchSize: BATCH,
         corpus: CORPUS,
-        async run() {
+        generate(rng, name) {
+          const c = rng.int(3) === 0 ? randomHandshakeCase(rng, name) : randomRingCase(rng, name);
+          kinds[c.kind]++;
+          return c;
+        },
+        async feed(cases) {
           await Promise.all(cases.map((c) => runCase(address, c)));
           await echo();
           const codes = await closedWith(server);
@@ -248,30 +213,16 @@ describe("shm-ring fuzz: a real server process under random ring memory and hand
             );
           seen = codes.length;
         },
+        rss: () => rssOf(server),
       });
-    try {
-      for (let i = 0; i < corpus.length; i += BATCH)
-        await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);
-      const rng = prng(SEED);
-      const kinds = { ring: 0, handshake: 0 };
-      for (let i = 0; i < ITERATIONS; i += BATCH) {
-        const cases: Case[] = [];
-        for (let j = i; j < Math.min(i + BATCH, ITERATIONS); j++) {
-          const name = `seed ${SEED} iteration ${j}`;
-          const c = rng.int(3) === 0 ? randomHandshakeCase(rng, name) : randomRingCase(rng, name);
-          kinds[c.kind]++;
-          cases.push(c);
-        }
-        await batch(cases, `iteration ${i}`);
-        rssMax = Math.max(rssMax, await rssOf(server));
-      }
+      const { rssStartBytes: rssStart, rssMaxBytes: rssMax } = run;
       const codes = await closedWith(server);
       const tally: Record<string, number> = {};
       for (const c of codes)
         tally[`${c.code}${c.reason ? ` ${c.reason}` : ""}`] =
           (tally[`${c.code}${c.reason ? ` ${c.reason}` : ""}`] ?? 0) + 1;
       t.diagnostic(
-        `seed ${SEED}: ${corpus.length} corpus cases + ${ITERATIONS} random inputs ${JSON.stringify(kinds)} in ${Date.now() - started} ms; server closes ${JSON.stringify(tally)}; server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}`,
+        `seed ${SEED}: ${run.corpusCases} corpus cases + ${ITERATIONS} random inputs ${JSON.stringify(kinds)} in ${run.ms} ms; server closes ${JSON.stringify(tally)}; server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}`,
       );
       assert.ok(
         rssMax - rssStart < 64 * MiB,

@@ -4,16 +4,15 @@ import { createServer, connect as netConnect, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Channel, Code } from "@nearwire/core";
-import { encodeHandshake, HandshakeReader } from "../src/handshake.js";
+import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
+import { createShmRingChannelProvider } from "../src/index.js";
+import { HEADER_BYTES, segmentBytesFor } from "../src/subpath-ring.js";
 import {
   attachSegment,
   createSegment,
-  createShmRingChannelProvider,
-  HEADER_BYTES,
   type Segment,
   ShmRingChannel,
-  segmentBytesFor,
-} from "../src/index.js";
+} from "../src/subpath-segment.js";
 import {
   eventually,
   leakCheckedTempDir,
@@ -22,7 +21,7 @@ import {
   seqFrame,
   within,
 } from "./fixtures/helpers.js";
-import { type Peer, spawnPeer, spawnScript } from "./fixtures/spawn-peer.js";
+import { closedWith, type Peer, rssOf, spawnPeer, spawnScript } from "./fixtures/spawn-peer.js";
 
 // Attacks by a peer that holds the segment (PROTOCOL.md section 6): the victim fails only the
 // attacker's connection, keeps serving others, answers its control pipe (it is not spinning),
@@ -66,18 +65,6 @@ function writePaddingAtZero(segment: Segment, ring: 0 | 1): void {
   const at = HEADER_BYTES + ring * segment.ringBytes;
   new Uint8Array(segment.buffer)[at + 4] = 0x00;
   Atomics.store(new Int32Array(segment.buffer), at >> 2, 0x80000000 | (segment.ringBytes - 8) | 0);
-}
-
-/** Asks a peer.ts child for the codes its channels closed with (it must answer: not spinning). */
-async function closedWith(peer: Peer): Promise<{ code: number; reason?: string }[]> {
-  peer.command("closed");
-  return (JSON.parse(await peer.line(5000)) as { closed: { code: number; reason?: string }[] })
-    .closed;
-}
-
-async function rssOf(peer: Peer): Promise<number> {
-  peer.command("rss");
-  return (JSON.parse(await peer.line(5000)) as { rss: number }).rss;
 }
 
 /** One echo round trip on a fresh healthy client channel, then a clean close. */

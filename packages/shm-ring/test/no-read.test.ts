@@ -6,12 +6,11 @@ import {
   Code,
   createCodec,
   defineService,
-  envelope,
-  FrameType,
   messageType,
   NearwireError,
   unary,
 } from "@nearwire/core";
+import { envelope, FrameType } from "@nearwire/core/protocol";
 import { createShmRingChannelProvider, createShmRingTransport } from "../src/index.js";
 import { leakCheckedTempDir } from "./fixtures/helpers.js";
 

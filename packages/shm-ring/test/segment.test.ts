@@ -3,14 +3,13 @@ import { readFileSync } from "node:fs";
 import { after, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import {
-  attachSegment,
   checkHeader,
-  createSegment,
   HEADER_BYTES,
   LAYOUT_VERSION,
   RingWriter,
   readHeader,
-} from "../src/index.js";
+} from "../src/subpath-ring.js";
+import { attachSegment, createSegment } from "../src/subpath-segment.js";
 import { openSegments } from "./fixtures/helpers.js";
 
 const RING = 4096;

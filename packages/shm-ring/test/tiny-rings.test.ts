@@ -4,13 +4,11 @@ import { createMsgpackCodec } from "@nearwire/codec-msgpack";
 import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
 import { Code, type NearwireError } from "@nearwire/core";
 import {
+  createShmRingChannelProvider,
   createShmRingTransport,
-  envelopeHeadroomFor,
-  MAX_RING_BYTES,
-  MIN_RING_BYTES,
-  maxMessageBytesFor,
-  maxPayloadFor,
+  maxFrameBytesFor,
 } from "../src/index.js";
+import { maxPayloadFor } from "../src/subpath-ring.js";
 import { leakCheckedTempDir } from "./fixtures/helpers.js";
 import { type Blob, BytesService, blob } from "./fixtures/in-place-server.js";
 
@@ -21,24 +19,16 @@ const codec = createMsgpackCodec();
 /** A blob whose msgpack encoding is at most `bytes` (map, two keys, int, bin header ≤ 24 B). */
 const blobOfEncoded = (seq: number, bytes: number) => blob(seq, Math.max(0, bytes - 24));
 
-it("the default message limit is positive and fits one record for every ring size", () => {
-  for (let ring = MIN_RING_BYTES; ring <= MAX_RING_BYTES; ring *= 2) {
-    const limit = maxMessageBytesFor(ring);
-    assert.ok(limit > 0, `ring ${ring}: limit ${limit}`);
-    assert.ok(limit + envelopeHeadroomFor(ring) <= maxPayloadFor(ring), `ring ${ring}`);
-  }
-  assert.equal(maxMessageBytesFor(4096), 1524);
-  assert.equal(maxMessageBytesFor(4 * 1024 * 1024), 2 * 1024 * 1024 - 64 * 1024 - 16);
-  assert.throws(
-    () => maxMessageBytesFor(1000),
-    (e: NearwireError) => e.code === Code.InvalidArgument,
-  );
+it("the default frame limit is the 4 MiB message limit plus 64 KiB, whatever the ring size", () => {
+  assert.equal(maxFrameBytesFor(), 4 * 1024 * 1024 + 64 * 1024);
+  assert.equal(maxFrameBytesFor(1000), 1000 + 64 * 1024);
 });
 
-for (const ringBytes of [4096, 64 * 1024]) {
+for (const ringBytes of [4096, 64 * 1024, 4 * 1024 * 1024]) {
   describe(`unary and streaming RPC between two processes over ${ringBytes} B rings`, () => {
     const address = tmp.sock(`tiny${ringBytes}`);
-    const limit = maxMessageBytesFor(ringBytes);
+    // Issue 15: the same 4 MiB default as uds and grpc-uds; the ring size does not cap it.
+    const limit = 4 * 1024 * 1024;
     let server: ServerProcess;
     before(async () => {
       server = await startServerProcess(new URL("./fixtures/in-place-server.ts", import.meta.url), [
@@ -59,7 +49,7 @@ for (const ringBytes of [4096, 64 * 1024]) {
         assert.equal(got.seq, size + 1);
         assert.ok(Buffer.from(got.data).equals(Buffer.from(want.data)), `size ${size}`);
       }
-      for (const size of [limit + 1, ringBytes, 4 * ringBytes]) {
+      for (const size of [limit + 1, 2 * limit]) {
         await assert.rejects(
           c.echo(blob(1, size)),
           (e: NearwireError) => e.code === Code.ResourceExhausted,
@@ -74,19 +64,16 @@ for (const ringBytes of [4096, 64 * 1024]) {
       await conn.close();
     });
 
-    it("a client that assumes bigger rings gets RESOURCE_EXHAUSTED for what the server's rings cannot carry, and stays usable", async () => {
-      const conn = await createShmRingTransport({ address }).connect();
-      const c = conn.client(BytesService, { codec });
-      // Over the server's message limit but within one record: the server refuses it.
-      const overServerLimit = Math.min(limit + 64, maxPayloadFor(ringBytes) - 128);
-      for (const size of [overServerLimit, 2 * ringBytes]) {
-        await assert.rejects(
-          c.echo(blob(1, size)),
-          (e: NearwireError) => e.code === Code.ResourceExhausted,
-        );
-        assert.equal(((await c.echo(blob(3, 10))) as Blob).seq, 4);
-      }
-      await conn.close();
+    it("a client asking for a smaller frame limit gets it from the server: send refuses a bigger frame with RESOURCE_EXHAUSTED frame-too-large, the channel stays open", async () => {
+      const maxFrameBytes = maxPayloadFor(ringBytes) + 100;
+      const channel = await createShmRingChannelProvider({ address, maxFrameBytes }).connect();
+      assert.equal(channel.maxPayloadBytes, maxFrameBytes);
+      assert.throws(
+        () => channel.send(0x80, new Uint8Array(maxFrameBytes + 1)),
+        (e: NearwireError) => e.code === Code.ResourceExhausted && e.reason === "frame-too-large",
+      );
+      assert.equal(channel.closed, false);
+      await channel.close();
     });
   });
 }

@@ -1,3 +1,4 @@
+/** bindSocketFile: binds a Unix socket file with its mode set before it is visible at its path. */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, type FileHandle, link, lstat, mkdtemp, open, rm, unlink } from "node:fs/promises";

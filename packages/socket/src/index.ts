@@ -1,6 +1,6 @@
 export type { BindSocketFileOptions } from "./bind-socket-file.js";
 export { bindSocketFile } from "./bind-socket-file.js";
-export { nothingListens, probeNothingListens } from "./nothing-listens.js";
+export { nothingListens, probeListener } from "./nothing-listens.js";
 export type { PeerGate } from "./peer-gate.js";
 export { checkPeerAuthorization, createPeerGate, peerRefused } from "./peer-gate.js";
 export type { SocketAddress } from "./socket-address.js";

@@ -1,3 +1,4 @@
+/** Peer checks on accept (allowUids, authorize) against SO_PEERCRED. */
 import type net from "node:net";
 import { Code, NearwireError, type Peer, type PeerAuthorizationOptions } from "@nearwire/core";
 import type { SocketAddress } from "./socket-address.js";

@@ -1,3 +1,4 @@
+/** Stale socket files: free a path nobody listens on, refuse a live one, remove our own. */
 import { lstat, unlink } from "node:fs/promises";
 import net from "node:net";
 import { Code, NearwireError } from "@nearwire/core";

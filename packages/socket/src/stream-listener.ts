@@ -1,3 +1,4 @@
+/** bindStreamListener: the listening socket's whole lifecycle for every transport. */
 import net from "node:net";
 import { Code, NearwireError } from "@nearwire/core";
 import { bindSocketFile } from "./bind-socket-file.js";

@@ -84,6 +84,8 @@ export interface PartialUpload {
   confirmedBytes: number;
   /** Writes `data` at `writtenBytes`, checkpointing every `syncEveryBytes`. */
   write(data: Uint8Array): Promise<void>;
+  /** Writes `chunks` in order at `writtenBytes` with one `writev`, checkpointing likewise. */
+  writeMany(chunks: readonly Uint8Array[]): Promise<void>;
   /** fdatasync the part, then record `writtenBytes` as confirmed (temp file, fsync, rename). */
   checkpoint(): Promise<void>;
   /** Closes the file handle. */
@@ -161,6 +163,20 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
         sinceSync += data.byteLength;
         if (sinceSync >= syncEveryBytes) await upload.checkpoint();
       },
+      async writeMany(chunks) {
+        let total = 0;
+        for (const c of chunks) total += c.byteLength;
+        let done = 0;
+        let rest: readonly Uint8Array[] = chunks;
+        while (done < total) {
+          const { bytesWritten } = await handle.writev(rest, upload.writtenBytes + done);
+          done += bytesWritten;
+          if (done < total) rest = remainder(chunks, done);
+        }
+        upload.writtenBytes += total;
+        sinceSync += total;
+        if (sinceSync >= syncEveryBytes) await upload.checkpoint();
+      },
       async checkpoint() {
         const bytes = upload.writtenBytes;
         if (bytes === upload.confirmedBytes) return;
@@ -176,6 +192,21 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
     await handle.close();
     throw err;
   }
+}
+
+/** The bytes of `chunks` after the first `skip` bytes, as views (a short `writev`). */
+function remainder(chunks: readonly Uint8Array[], skip: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let left = skip;
+  for (const c of chunks) {
+    if (left >= c.byteLength) {
+      left -= c.byteLength;
+      continue;
+    }
+    out.push(left > 0 ? c.subarray(left) : c);
+    left = 0;
+  }
+  return out;
 }
 
 /** Removes a partial upload's files (after a commit or a failed whole-file check). */

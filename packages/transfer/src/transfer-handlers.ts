@@ -4,6 +4,7 @@ import { type FileHandle, lstat, rename } from "node:fs/promises";
 import type { HandlerContext, ServiceImpl } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
+import { type ChunkWriter, chunkWriter, WRITE_QUEUE_BYTES } from "./chunk-writer.js";
 import { hashFileRange } from "./hash-file-range.js";
 import {
   openPartialUpload,
@@ -149,7 +150,7 @@ export function createTransferHandlers(
     let staging: OpenDir | undefined;
     let lock: UploadLock | undefined;
     let partial: PartialUpload | undefined;
-    let pending: Promise<void> | undefined;
+    let writer: ChunkWriter | undefined;
     let committed = false;
     try {
       root = await openRoot(realRoot);
@@ -173,6 +174,8 @@ export function createTransferHandlers(
         offsetBytes: msg.offsetBytes,
         syncEveryBytes,
       });
+      const w = chunkWriter(partial);
+      writer = w;
       let expected = partial.writtenBytes;
       for (;;) {
         const data = decodedBytes(msg.data);
@@ -201,15 +204,12 @@ export function createTransferHandlers(
         if (declared >= 0 && end > declared)
           throw new NearwireError(Code.InvalidArgument, `file ${end} B > declared ${declared} B`);
         partial.hash.update(data);
-        await pending;
-        pending = partial.write(data);
-        // Observed now, awaited before the next write: a failure (ENOSPC) while the next
-        // message is awaited must not be an unhandled rejection.
-        pending.catch(() => {});
+        w.enqueue(data);
+        if (w.queuedBytes >= WRITE_QUEUE_BYTES) await w.drain();
+        else w.throwIfFailed();
         expected = end;
         if (msg.last) {
-          await pending;
-          pending = undefined;
+          await w.drain();
           const reply = await commit(
             partial,
             root,
@@ -225,15 +225,14 @@ export function createTransferHandlers(
         if (next.done === true) break;
         msg = next.value;
       }
-      await pending;
-      pending = undefined;
+      await w.drain();
       await partial.checkpoint();
       return { committed: false, sizeBytes: partial.confirmedBytes, sha256: EMPTY };
     } catch (err) {
       // Disk full (ENOSPC) becomes RESOURCE_EXHAUSTED; the partial is kept for a resume.
       throw NearwireError.from(err, Code.Internal);
     } finally {
-      if (pending !== undefined) await pending.catch(() => {});
+      await writer?.drain().catch(() => {});
       if (partial !== undefined) {
         if (!committed) await partial.checkpoint().catch(() => {});
         await partial.close().catch(() => {});

@@ -2,13 +2,8 @@
  * Prints the RPC test vectors of PROTOCOL.md §5.9 from the real encoders. Run:
  * `node --import tsx packages/uds/scripts/rpc-vectors.ts` and paste the output into §5.9.
  */
-import {
-  Code,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  ENVELOPE_HEADROOM_BYTES,
-  envelope,
-  FrameType,
-} from "@nearwire/core";
+import { Code, DEFAULT_MAX_MESSAGE_BYTES } from "@nearwire/core";
+import { ENVELOPE_HEADROOM_BYTES, envelope, FrameType } from "@nearwire/core/protocol";
 import { encodeFrame, encodeHello, PROTOCOL_VERSION } from "@nearwire/frame";
 
 const utf8 = new TextEncoder();

@@ -15,13 +15,12 @@ import {
   type Channel,
   type ChannelHandler,
   Code,
-  checkSend,
   codeName,
-  FrameType,
-  isSendableType,
   NearwireError,
   type Peer,
 } from "@nearwire/core";
+import { FrameType } from "@nearwire/core/protocol";
+import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import {
   crc32cRange,
   decodeGoAway,
@@ -39,6 +38,7 @@ import {
   writeFrameHeader,
   writeFrameTrailer,
 } from "@nearwire/frame";
+import { SNIFF_BYTES, sniffForeignProtocol } from "./foreign-protocol.js";
 
 /** Largest first-frame payload a server accepts before the preface completes (bytes). */
 export const PREFACE_MAX_PAYLOAD_BYTES = 64;
@@ -94,6 +94,8 @@ export class SocketChannel implements Channel {
   readonly #role: "client" | "server";
   readonly #decoder: FrameDecoder;
   #state: State = "preface";
+  /** The peer's first bytes until {@link SNIFF_BYTES} are in (transport mismatch); then undefined. */
+  #head: Buffer | undefined = Buffer.alloc(0);
   #peerMaxFrameBytes = 0;
   #handler: ChannelHandler | undefined;
   #userPaused = false;
@@ -348,6 +350,7 @@ export class SocketChannel implements Channel {
 
   #onData(chunk: Buffer): void {
     if (this.#state === "closed") return;
+    if (this.#head !== undefined && this.#sniff(chunk)) return;
     try {
       // A plain Uint8Array view of the chunk: the frames cut from it are then made by the
       // built-in TypedArray subarray, not Buffer's (about 100 ns less per frame).
@@ -494,23 +497,66 @@ export class SocketChannel implements Channel {
     );
   }
 
-  /** Ends the channel with an error: GOAWAY (when `tell`), FIN, and destroy after a linger. */
-  #fail(error: NearwireError, tell: boolean): void {
+  /**
+   * Judges the peer's first bytes: true (and the channel failed with FAILED_PRECONDITION
+   * `transport-mismatch`) when they are another protocol's (PROTOCOL.md §4.2).
+   */
+  #sniff(chunk: Buffer): boolean {
+    const head =
+      (this.#head as Buffer).length === 0 ? chunk : Buffer.concat([this.#head as Buffer, chunk]);
+    if (head.length < SNIFF_BYTES) {
+      this.#head = Buffer.from(head);
+      return false;
+    }
+    this.#head = undefined;
+    const foreign = sniffForeignProtocol(head, this.#role);
+    if (foreign === undefined) return false;
+    if (this.#role === "client") {
+      const use = foreign.package === undefined ? "" : `: connect with ${foreign.package}`;
+      this.#fail(
+        new NearwireError(
+          Code.FailedPrecondition,
+          `the server at ${this.peer} speaks ${foreign.name}, not nearwire frames${use}`,
+          { reason: "transport-mismatch" },
+        ),
+        false,
+      );
+      return true;
+    }
+    const message = `this is a @nearwire/uds server (nearwire frames); the client speaks ${foreign.name}${foreign.package === undefined ? "" : ` (a ${foreign.package} client?)`}`;
+    const error = new NearwireError(Code.FailedPrecondition, message, {
+      reason: "transport-mismatch",
+    });
+    // A shm-ring client reads the answer as its own handshake's error frame (§6.1).
+    const farewell = foreign.package === "@nearwire/shm-ring" ? shmErrorFrame(error) : undefined;
+    this.#fail(error, true, farewell);
+    return true;
+  }
+
+  /**
+   * Ends the channel with an error: GOAWAY (when `tell`; `farewell` instead when given), FIN,
+   * and destroy after a linger.
+   */
+  #fail(error: NearwireError, tell: boolean, farewell?: Uint8Array): void {
     if (this.#state === "closed") return;
     const wasPreface = this.#state === "preface";
     this.#state = "closed";
     this.#closeResult = error;
     this.#clearTimer();
-    this.#batchLength = 0;
     const socket = this.#socket;
     if (tell && socket.writable) {
-      socket.write(encodeFrame(FrameType.GoAway, encodeGoAway(error.code, error.message)));
+      // Frames queued before the error go first: GOAWAY is the last frame (PROTOCOL.md §4.3).
+      this.#flush();
+      socket.write(
+        farewell ?? encodeFrame(FrameType.GoAway, encodeGoAway(error.code, error.message)),
+      );
       socket.end();
       socket.resume();
       this.#timer = setTimeout(() => socket.destroy(), GOAWAY_LINGER_MS);
     } else {
       socket.destroy();
     }
+    this.#batchLength = 0;
     if (wasPreface) this.#ready.reject(error);
     else this.#notify();
   }
@@ -546,6 +592,19 @@ export class SocketChannel implements Channel {
       this.#timer = undefined;
     }
   }
+}
+
+/** An shm-ring handshake error frame (§6.1): u32 BE length, then `{"error":{…}}`. */
+function shmErrorFrame(error: NearwireError): Buffer {
+  const json = Buffer.from(
+    JSON.stringify({
+      error: { code: error.code, reason: error.reason, message: error.message },
+    }),
+  );
+  const frame = Buffer.alloc(4 + json.length);
+  frame.writeUInt32BE(json.length, 0);
+  json.copy(frame, 4);
+  return frame;
 }
 
 /** The batch of a channel that has nothing to send yet. */

@@ -1,13 +1,14 @@
+/** createUdsChannelProvider: Channels over Unix sockets (path or abstract) and TCP. */
 import net from "node:net";
 import {
   type Channel,
   type ChannelListener,
   type ChannelProvider,
   Code,
-  FrameType,
   NearwireError,
   type PeerAuthorizationOptions,
 } from "@nearwire/core";
+import { FrameType } from "@nearwire/core/protocol";
 import {
   DEFAULT_MAX_FRAME_BYTES,
   encodeFrame,

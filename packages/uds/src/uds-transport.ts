@@ -1,10 +1,11 @@
+/** createUdsTransport: the RPC engine over uds channels. */
 import {
   createRpcTransport,
   DEFAULT_MAX_MESSAGE_BYTES,
-  ENVELOPE_HEADROOM_BYTES,
   type RpcOptions,
   type Transport,
 } from "@nearwire/core";
+import { ENVELOPE_HEADROOM_BYTES } from "@nearwire/core/protocol";
 import { createUdsChannelProvider, type UdsChannelOptions } from "./uds-channel-provider.js";
 
 /** Options of {@link createUdsTransport}: the channel's options plus the RPC engine's. */

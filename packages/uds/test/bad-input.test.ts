@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
-import { type Channel, Code, FrameType, NearwireError } from "@nearwire/core";
+import { field, inputBytes, readVectors, type Vector } from "@nearwire/conformance";
+import { type Channel, Code, NearwireError } from "@nearwire/core";
+import { FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, encodeHello, FrameDecoder } from "@nearwire/frame";
 import { createUdsChannelProvider } from "../src/index.js";
 import {
@@ -98,11 +100,14 @@ async function lastAcceptedClose(): Promise<NearwireError | undefined> {
 }
 
 describe("bad input on the listener (the good connection keeps working)", () => {
-  it("an HTTP request → GOAWAY INVALID_ARGUMENT bad-preface after its first 4 bytes", async () => {
+  it("an HTTP request → GOAWAY INVALID_ARGUMENT bad-preface after its first 4 bytes (vector reject-http-request)", async () => {
+    const v = readVectors().get("reject-http-request") as Vector;
+    const code = Number(field(v, "code")) as Code;
     const raw = await rawConnect({ path });
-    raw.socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    await expectGoAway(raw, Code.InvalidArgument);
-    assertCode(await lastRejection(1), Code.InvalidArgument, "bad-preface");
+    const input = inputBytes(v);
+    raw.socket.write(input.subarray(0, Number(field(v, "reject-after-bytes"))));
+    await expectGoAway(raw, code);
+    assertCode(await lastRejection(1), code, field(v, "reason"));
     await goodStillWorks();
   });
 
@@ -142,9 +147,9 @@ describe("bad input on the listener (the good connection keeps working)", () => 
     await goodStillWorks();
   });
 
-  it("a peer that connects and says nothing is closed after handshakeTimeoutMs", async () => {
+  it("a peer that connects and says nothing gets GOAWAY UNAVAILABLE after handshakeTimeoutMs (§4.2)", async () => {
     const raw = await rawConnect({ path });
-    await raw.ended;
+    await expectGoAway(raw, Code.Unavailable);
     assertCode(await lastRejection(6), Code.Unavailable);
     await goodStillWorks();
   });
@@ -261,6 +266,18 @@ describe("bad answers to a client", () => {
       assertCode(
         await rejection(createUdsChannelProvider({ address: srv.address }).connect()),
         Code.ResourceExhausted,
+      );
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it("server GOAWAY with an empty payload → read as UNKNOWN (§4.1)", async () => {
+    const srv = await rawServer((s) => s.end(encodeFrame(FrameType.GoAway, new Uint8Array(0))));
+    try {
+      assertCode(
+        await rejection(createUdsChannelProvider({ address: srv.address }).connect()),
+        Code.Unknown,
       );
     } finally {
       await srv.close();

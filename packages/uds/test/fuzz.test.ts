@@ -4,27 +4,17 @@ import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import {
-  derivedPrng,
-  type FuzzCase,
-  fuzzBatch,
+  byteStreamFuzz,
+  closedWithin,
   fuzzRun,
-  prng,
   processRssBytes,
   type Rng,
-  readCorpus,
   type ServerProcess,
   startServerProcess,
   writeInRandomChunks,
 } from "@nearwire/conformance";
-import {
-  Code,
-  defineService,
-  envelope,
-  FrameType,
-  jsonCodec,
-  messageType,
-  unary,
-} from "@nearwire/core";
+import { Code, defineService, jsonCodec, messageType, unary } from "@nearwire/core";
+import { envelope, FrameType } from "@nearwire/core/protocol";
 import { encodeFrame, encodeHello } from "@nearwire/frame";
 import { createUdsTransport } from "../src/index.js";
 import { tempDir } from "./helpers.js";
@@ -45,10 +35,6 @@ const HelloRequest = messageType<{ name: string }>("nearwire.example.HelloReques
 const HelloReply = messageType<{ text: string }>("nearwire.example.HelloReply");
 const Greeter = defineService("nearwire.example.Greeter", { Say: unary(HelloRequest, HelloReply) });
 const utf8 = new TextEncoder();
-
-interface Case extends FuzzCase {
-  hex: string;
-}
 
 const HELLO = encodeFrame(FrameType.Hello, encodeHello({ version: 1, maxFrameBytes: 65536 }));
 
@@ -189,16 +175,7 @@ describe("uds fuzz: a real server process under random input", () => {
   async function send(bytes: Buffer, rng: Rng): Promise<void> {
     const sock = net.connect(address);
     sock.on("data", () => {});
-    const closed = new Promise<void>((resolve, reject) => {
-      const t = setTimeout(
-        () => reject(new Error("server did not close the connection in 5 s")),
-        5000,
-      );
-      sock.once("close", () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
+    const closed = closedWithin(sock);
     sock.on("error", () => {});
     await new Promise<void>((r) => sock.once("connect", () => r()));
     await writeInRandomChunks(sock, bytes, rng);
@@ -221,49 +198,24 @@ describe("uds fuzz: a real server process under random input", () => {
     }
   }
 
-  /** Feeds a batch at once, then checks the server; a failing batch goes to the corpus. */
-  const batch = (cases: Case[], label: string): Promise<void> =>
-    fuzzBatch({
-      cases,
-      label,
-      seed: SEED,
-      corpus: CORPUS,
-      async run() {
-        // Each input's split points come from its own PRNG, so a run does not depend on timing.
-        await Promise.all(
-          cases.map((c, k) => send(Buffer.from(c.hex, "hex"), derivedPrng(SEED, k))),
-        );
-        await healthy(label);
-      },
-    });
-
   it("replays the corpus, then random inputs; the server keeps serving, RSS bounded, nothing left", async (t) => {
-    const started = Date.now();
     await healthy("start");
-    const rssStart = rss();
-    const corpus = readCorpus<Case>(CORPUS);
-    const rng = prng(SEED);
-    for (let i = 0; i < corpus.length; i += BATCH)
-      await batch(corpus.slice(i, i + BATCH), `corpus ${i}`);
-    let rssMax = rss();
-    const kinds: Record<string, number> = {};
-    for (let i = 0; i < ITERATIONS; i += BATCH) {
-      const cases: Case[] = [];
-      for (let j = i; j < Math.min(i + BATCH, ITERATIONS); j++) {
-        const input = randomInput(rng);
-        kinds[input.kind] = (kinds[input.kind] ?? 0) + 1;
-        cases.push({
-          name: `seed ${SEED} iteration ${j} (${input.kind})`,
-          hex: input.bytes.toString("hex"),
-        });
-      }
-      await batch(cases, `iteration ${i}`);
-      rssMax = Math.max(rssMax, rss());
-    }
+    const run = await byteStreamFuzz({
+      seed: SEED,
+      iterations: ITERATIONS,
+      batchSize: BATCH,
+      corpus: CORPUS,
+      input: randomInput,
+      send,
+      healthy,
+      rss,
+    });
+    const kinds = run.kinds;
+    const { rssStartBytes: rssStart, rssMaxBytes: rssMax } = run;
     await healthy("the end");
     const rssEnd = rss();
     t.diagnostic(
-      `seed ${SEED}: ${corpus.length} corpus cases + ${ITERATIONS} random inputs ${JSON.stringify(kinds)} in ${Date.now() - started} ms; server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}, ${(rssEnd / MiB).toFixed(1)} at the end`,
+      `seed ${SEED}: ${run.corpusCases} corpus cases + ${ITERATIONS} random inputs ${JSON.stringify(kinds)} in ${run.ms} ms; server RSS ${(rssStart / MiB).toFixed(1)} MiB at start, max ${(rssMax / MiB).toFixed(1)}, ${(rssEnd / MiB).toFixed(1)} at the end`,
     );
     assert.ok(
       rssMax - rssStart < 64 * MiB,

@@ -7,12 +7,11 @@ import {
   Code,
   createCodec,
   defineService,
-  envelope,
-  FrameType,
   messageType,
   type NearwireError,
   unary,
 } from "@nearwire/core";
+import { envelope, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, encodeHello, FrameDecoder } from "@nearwire/frame";
 import { createUdsTransport, type UdsTransportOptions } from "../src/index.js";
 import { tempDir } from "./helpers.js";

@@ -1,12 +1,19 @@
+// The README examples run: this package's (greeter in two processes, the channel layer) and the
+// repository README's two-process greeter. The servers stop on SIGTERM / SIGINT as the examples
+// say: exit code 0, socket file removed; the clients exit by themselves (`await using`).
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 
-const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
-const blocks = [...readme.matchAll(/```ts( \S+)?\n([\s\S]*?)```/g)].map((m) => m[2] as string);
+const blocksOf = (url: URL): string[] =>
+  [...readFileSync(fileURLToPath(url), "utf8").matchAll(/```ts( \S+)?\n([\s\S]*?)```/g)].map(
+    (m) => m[2] as string,
+  );
+const blocks = blocksOf(new URL("../README.md", import.meta.url));
+const rootBlocks = blocksOf(new URL("../../../README.md", import.meta.url));
 const src = fileURLToPath(new URL("../src/index.ts", import.meta.url));
 
 /** Writes a README block into a temp dir inside the package (so its node_modules apply). */
@@ -17,32 +24,45 @@ function materialize(code: string): { file: string; dir: string } {
   return { file, dir };
 }
 
-describe("README examples", () => {
-  it("greeter: `serve` in one process, `call` from another", async () => {
-    const { file, dir } = materialize(blocks[0] ?? "");
-    const env = { ...process.env, GREETER_ADDRESS: join(dir, "greeter.sock") };
-    const server = spawn(process.execPath, ["--import", "tsx", file, "serve"], {
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.stdout.on("data", (d: Buffer) => d.toString().includes("serving on") && resolve());
-        server.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-      });
-      const out = execFileSync(process.execPath, ["--import", "tsx", file, "call"], {
-        env,
-        encoding: "utf8",
-        timeout: 30_000,
-      });
-      assert.equal(out.trim(), "hello, Ada");
-    } finally {
-      const exited = new Promise((r) => server.once("exit", r));
-      server.kill("SIGTERM");
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    }
+/** `serve` in one process, a call from another, then `signal` to the server. */
+async function twoProcesses(code: string, signal: NodeJS.Signals): Promise<void> {
+  const { file, dir } = materialize(code);
+  const socketPath = join(dir, "greeter.sock");
+  const env = { ...process.env, GREETER_ADDRESS: socketPath };
+  const server = spawn(process.execPath, ["--import", "tsx", file, "serve"], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
   });
+  const exited = new Promise<number | null>((r) => server.once("exit", (c) => r(c)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.stdout.on("data", (d: Buffer) => d.toString().includes("serving on") && resolve());
+      server.once("exit", (c) => reject(new Error(`server exited with ${c}`)));
+    });
+    assert.ok(existsSync(socketPath), "the server made its socket file");
+    // The client must exit by itself: a connection left open would hit the timeout.
+    const out = execFileSync(process.execPath, ["--import", "tsx", file, "call"], {
+      env,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    assert.equal(out.trim(), "hello, Ada");
+    server.kill(signal);
+    assert.equal(await exited, 0, `the server exits 0 on ${signal}`);
+    assert.equal(existsSync(socketPath), false, `${signal}: the socket file is removed`);
+  } finally {
+    if (server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("README examples", () => {
+  it("greeter: `serve` in one process, `call` from another; SIGTERM closes the server", () =>
+    twoProcesses(blocks[0] ?? "", "SIGTERM"));
+
+  it("repository README greeter: the same with SIGINT (Ctrl-C)", () =>
+    twoProcesses(rootBlocks[0] ?? "", "SIGINT"));
 
   it("channel layer: prints the echo", () => {
     const { file, dir } = materialize(blocks[1] ?? "");

@@ -12,13 +12,12 @@ import {
   Code,
   createCodec,
   defineService,
-  envelope,
-  FrameType,
   jsonCodec,
   type MessageCodec,
   messageType,
   unary,
 } from "@nearwire/core";
+import { envelope, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, FrameDecoder } from "@nearwire/frame";
 import { createUdsTransport } from "../src/index.js";
 import { tempDir } from "./helpers.js";

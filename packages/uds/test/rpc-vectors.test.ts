@@ -9,7 +9,8 @@ import {
   startServerProcess,
   type Vector,
 } from "@nearwire/conformance";
-import { Code, envelope, FrameType } from "@nearwire/core";
+import { Code } from "@nearwire/core";
+import { envelope, FrameType } from "@nearwire/core/protocol";
 import { encodeFrame } from "@nearwire/frame";
 import { tempDir } from "./helpers.js";
 

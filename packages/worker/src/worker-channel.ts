@@ -12,6 +12,8 @@ export interface WorkerChannelParts {
   /** The segment (PROTOCOL.md §6 layout) both threads share. */
   buffer: SharedArrayBuffer;
   ringBytes: number;
+  /** Frame limit agreed at set-up. */
+  maxFrameBytes: number;
   /** This side: 0 for the connector (writes ring 0), 1 for the listener (writes ring 1). */
   side: 0 | 1;
   /** The connection's own port: its `close` event is the peer's end (or death). */
@@ -48,6 +50,7 @@ export class WorkerChannel extends RingChannel implements Channel {
       buffer: parts.buffer,
       ringBytes: parts.ringBytes,
       sendRing: parts.side,
+      maxFrameBytes: parts.maxFrameBytes,
       wait: parts.wait,
       spinUs: parts.spinUs,
       peer: parts.peer,

@@ -21,6 +21,13 @@ export interface WorkerChannelOptions {
    */
   ringBytes?: number;
   /**
+   * Largest frame payload this side sends and accepts, bytes; the connection uses the smaller
+   * of both sides' values (never less than one record, `ringBytes / 2 - 16`; larger frames
+   * travel as several records). Default 4 MiB + 64 KiB; the worker transport sets it to
+   * `maxMessageBytes` + 64 KiB.
+   */
+  maxFrameBytes?: number;
+  /**
    * `spin`: poll the ring all the time (a busy core per side, lowest latency); `park`: sleep in
    * `Atomics.waitAsync` until the producer notifies; `adaptive` (default): spin `spinUs` after
    * the last activity, then park.

@@ -24,6 +24,8 @@ export interface WorkerPool {
   client<S extends ServiceDefinition>(service: S, bind: BindOptions): Client<S>;
   /** Closes every connection, then terminates every worker. */
   close(): Promise<void>;
+  /** `close()`, for `await using pool = await createWorkerPool(…)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
     }
     return -1;
   };
-  return {
+  const pool: WorkerPool = {
     workers,
     connections,
     client<S extends ServiceDefinition>(service: S, bind: BindOptions): Client<S> {
@@ -80,5 +82,9 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
       await Promise.allSettled(connections.map((c) => c.close()));
       await Promise.allSettled(workers.map((w) => w.terminate()));
     },
+    [Symbol.asyncDispose]() {
+      return pool.close();
+    },
   };
+  return pool;
 }

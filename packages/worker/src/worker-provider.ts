@@ -1,7 +1,15 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
-import { checkHeader, checkRingBytes, DEFAULT_RING_BYTES } from "@nearwire/ring";
+import {
+  agreeMaxFrameBytes,
+  checkHeader,
+  checkMaxFrameBytes,
+  checkRingBytes,
+  DEFAULT_MAX_FRAME_BYTES,
+  DEFAULT_RING_BYTES,
+  maxPayloadFor,
+} from "@nearwire/ring";
 import { WorkerChannel } from "./worker-channel.js";
 import type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
 import { createWorkerSegment } from "./worker-segment.js";
@@ -10,10 +18,14 @@ import { createWorkerSegment } from "./worker-segment.js";
  * Set-up over the endpoint (the only messages nearwire posts; all carry `nearwire`):
  *
  *   connector -> listener  {nearwire:"offer", version:1, buffer:SharedArrayBuffer,
- *                           ringBytes:C, nonce:"<16 hex>", port:MessagePort (transferred)}
+ *                           ringBytes:C, maxFrameBytes:Fc, nonce:"<16 hex>",
+ *                           port:MessagePort (transferred)}
  *   listener  -> connector {nearwire:"listening"}   posted by listen(): an offer that went
  *                           unseen (the worker started its port before listening) is re-sent
- *   on the offer's port:   {nearwire:"ready"} | {nearwire:"error", code, reason?, message}
+ *   on the offer's port:   {nearwire:"ready", maxFrameBytes:F} | {nearwire:"error", code, reason?, message}
+ *
+ * F, the connection's frame limit, is max(C/2 - 16, min(listener's, Fc)); an absent
+ * maxFrameBytes (in either) means that side does not fragment: one record per frame.
  *
  * The offer's port is the connection's own: after "ready" it carries nothing, and its `close`
  * event is the peer's end (clean, with an error, or death: see worker-segment.ts).
@@ -28,6 +40,7 @@ interface Offer {
   version: number;
   buffer: SharedArrayBuffer;
   ringBytes: number;
+  maxFrameBytes?: unknown;
   nonce: string;
   port: MessagePort;
 }
@@ -56,6 +69,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
   if (!WAIT_MODES.includes(wait))
     throw new NearwireError(Code.InvalidArgument, `wait ${String(wait)} is not spin|park|adaptive`);
   const spinUs = options.spinUs ?? 50;
+  const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
   const peer = describe(endpoint);
 
@@ -77,6 +91,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           port.postMessage(body);
           port.close();
         };
+        let agreed: number;
         if (seen.has(m.nonce)) {
           port.close(); // a re-sent offer of a connection already accepted
           return;
@@ -89,6 +104,13 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           }
           checkRingBytes(m.ringBytes);
           checkHeader(m.buffer, { ringBytes: m.ringBytes, nonce: m.nonce });
+          agreed = agreeMaxFrameBytes(
+            maxFrameBytes,
+            m.maxFrameBytes === undefined
+              ? undefined
+              : checkMaxFrameBytes(m.maxFrameBytes, "connector maxFrameBytes"),
+            maxPayloadFor(m.ringBytes),
+          );
         } catch (err) {
           refuse(NearwireError.from(err, Code.FailedPrecondition));
           return;
@@ -97,6 +119,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
         const channel = new WorkerChannel({
           buffer: m.buffer,
           ringBytes: m.ringBytes,
+          maxFrameBytes: agreed,
           side: 1,
           port,
           wait,
@@ -104,7 +127,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           peer,
         });
         port.once("close", () => seen.delete(m.nonce));
-        port.postMessage({ nearwire: "ready" });
+        port.postMessage({ nearwire: "ready", maxFrameBytes: agreed });
         onChannel(channel);
       };
       endpoint.on("message", onMessage);
@@ -121,6 +144,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
       const { buffer, nonce } = createWorkerSegment(ringBytes);
       return new Promise<Channel>((resolve, reject) => {
         const ports: MessagePort[] = [];
+        let agreed = maxPayloadFor(ringBytes);
         let timer: NodeJS.Timeout | undefined;
         const finish = (err: NearwireError | undefined, winner?: MessagePort): void => {
           clearTimeout(timer);
@@ -136,16 +160,54 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
             return;
           }
           const port = winner as MessagePort;
-          resolve(new WorkerChannel({ buffer, ringBytes, side: 0, port, wait, spinUs, peer }));
+          resolve(
+            new WorkerChannel({
+              buffer,
+              ringBytes,
+              maxFrameBytes: agreed,
+              side: 0,
+              port,
+              wait,
+              spinUs,
+              peer,
+            }),
+          );
         };
         const offer = (): void => {
           const { port1, port2 } = new MessageChannel();
           ports.push(port1);
           port1.on(
             "message",
-            (m: { nearwire?: string; code?: number; reason?: string; message?: string }) => {
-              if (m?.nearwire === "ready") finish(undefined, port1);
-              else if (m?.nearwire === "error") {
+            (m: {
+              nearwire?: string;
+              maxFrameBytes?: unknown;
+              code?: number;
+              reason?: string;
+              message?: string;
+            }) => {
+              if (m?.nearwire === "ready") {
+                // A listener that does not say maxFrameBytes does not fragment.
+                const f = m.maxFrameBytes;
+                if (f !== undefined) {
+                  if (
+                    typeof f !== "number" ||
+                    !Number.isInteger(f) ||
+                    f < agreed ||
+                    f > Math.max(agreed, maxFrameBytes)
+                  ) {
+                    finish(
+                      new NearwireError(
+                        Code.Internal,
+                        `listener maxFrameBytes ${String(f)} outside [${agreed}, ${Math.max(agreed, maxFrameBytes)}]`,
+                        { reason: "bad-preface" },
+                      ),
+                    );
+                    return;
+                  }
+                  agreed = f;
+                }
+                finish(undefined, port1);
+              } else if (m?.nearwire === "error") {
                 const code = typeof m.code === "number" ? m.code : Code.Unknown;
                 const opts = typeof m.reason === "string" ? { reason: m.reason as never } : {};
                 finish(new NearwireError(code, m.message ?? "worker refused the connection", opts));
@@ -154,7 +216,15 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           );
           try {
             endpoint.postMessage(
-              { nearwire: "offer", version: 1, buffer, ringBytes, nonce, port: port2 },
+              {
+                nearwire: "offer",
+                version: 1,
+                buffer,
+                ringBytes,
+                maxFrameBytes,
+                nonce,
+                port: port2,
+              },
               [port2],
             );
           } catch (err) {

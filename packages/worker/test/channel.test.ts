@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
+import { checkSeq, seqFrame } from "@nearwire/conformance/seq-frames";
 import { Code, type NearwireError } from "@nearwire/core";
 import { createWorkerChannelProvider, type WaitMode } from "../src/index.js";
 import { eventually, resources, startPeer } from "./fixtures/helpers.js";
-import { checkSeq, seqFrame } from "./fixtures/seq.js";
 
 /** Sends `frames` sequence frames to the peer worker while checking the ones it sends back. */
 async function exchange(

@@ -44,4 +44,23 @@ describe("worker pool", () => {
     }
     await eventually(() => assert.deepEqual(resources(), before));
   });
+
+  it("await using closes the pool: connections closed, workers terminated", async () => {
+    const before = resources();
+    let pool: Awaited<ReturnType<typeof createWorkerPool>> | undefined;
+    {
+      await using scoped = await createWorkerPool({
+        file: PEER,
+        size: 2,
+        workerOptions: { workerData: { role: "rpc", wait: "park" } },
+        wait: "park",
+      });
+      pool = scoped;
+      const c = scoped.client(conformanceService, { codec: jsonCodec });
+      assert.equal((await c.echo({ id: 1, text: "scoped" })).text, "scoped");
+    }
+    for (const conn of pool.connections) assert.equal(await conn.closed, undefined);
+    for (const w of pool.workers) assert.equal(w.threadId, -1, "worker terminated");
+    await eventually(() => assert.deepEqual(resources(), before));
+  });
 });

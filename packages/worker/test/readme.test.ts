@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 
 const pkg = fileURLToPath(new URL("..", import.meta.url));
 
-/** The README's ```ts blocks by info string: "" (main), "worker", "greeter". */
+/** The README's ```ts blocks by info string: "" (main), "worker", "greeter", "pool". */
 function blocks(): Record<string, string> {
   const md = readFileSync(join(pkg, "README.md"), "utf8");
   const out: Record<string, string> = {};
@@ -39,6 +39,32 @@ describe("README example", () => {
         timeout: 30_000,
       });
       assert.match(out, /hello, Ada/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the pool example spreads four calls over two workers and exits (await using)", () => {
+    const b = blocks();
+    const src = (code: string | undefined): string => {
+      assert.ok(code !== undefined);
+      return code.replaceAll('"@nearwire/worker"', JSON.stringify(join(pkg, "src/index.ts")));
+    };
+    const dir = mkdtempSync(join(pkg, ".readme-"));
+    try {
+      writeFileSync(join(dir, "pool.ts"), src(b.pool));
+      writeFileSync(join(dir, "greeter-worker.ts"), src(b.worker));
+      writeFileSync(join(dir, "greeter.ts"), src(b.greeter));
+      writeFileSync(
+        join(dir, "greeter-worker.js"),
+        'import { register } from "tsx/esm/api";\nregister();\nawait import("./greeter-worker.ts");\n',
+      );
+      const out = execFileSync(process.execPath, ["--import", "tsx", join(dir, "pool.ts")], {
+        cwd: pkg,
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      assert.equal(out.trim(), "hello, Ada; hello, Grace; hello, Edsger; hello, Barbara");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -80,6 +80,40 @@ describe("worker transport: main thread calls a server in a worker", () => {
     });
   });
 
+  // Issue 15: the same 4 MiB default as uds and grpc-uds, whatever the ring size (fragments).
+  for (const ringBytes of [4 * 1024 * 1024, 64 * 1024]) {
+    it(`a 4 MiB message goes each way over ${ringBytes >= 1 << 20 ? `${ringBytes >> 20} MiB` : `${ringBytes >> 10} KiB`} rings; 4 MiB + 1 fails RESOURCE_EXHAUSTED and the connection stays usable`, async () => {
+      const worker = startPeer({ role: "rpc", wait: "adaptive" });
+      try {
+        const conn = await createWorkerTransport({ port: worker, ringBytes }).connect();
+        const c = conn.client(conformanceService, { codec: jsonCodec });
+        const limit = 4 * 1024 * 1024;
+        // {"id":1,"text":"…"} is 19 bytes of JSON around the text.
+        const overhead = new TextEncoder().encode(JSON.stringify({ id: 1, text: "" })).byteLength;
+        const text = "y".repeat(limit - overhead);
+        const reply = await c.echo({ id: 1, text });
+        assert.equal(reply.text, text);
+        const generated = await c.generate({ id: 1, textLength: limit - overhead });
+        assert.equal(generated.text.length, limit - overhead);
+        await assert.rejects(c.echo({ id: 2, text: `${text}y` }), (e: NearwireError) => {
+          assert.equal(e.code, Code.ResourceExhausted);
+          return true;
+        });
+        await assert.rejects(
+          c.generate({ id: 3, textLength: limit - overhead + 1 }),
+          (e: NearwireError) => {
+            assert.equal(e.code, Code.ResourceExhausted);
+            return true;
+          },
+        );
+        assert.deepEqual(await c.echo({ id: 4, text: "ok" }), { id: 4, text: "ok" });
+        await conn.close();
+      } finally {
+        await worker.terminate();
+      }
+    });
+  }
+
   it("100 concurrent calls on one connection", async () => {
     await withPeer("park", async (conn) => {
       const c = conn.client(conformanceService, { codec: jsonCodec });

@@ -180,7 +180,14 @@ async function client(args: ClientArgs): Promise<void> {
   const connections: ClientConnection[] = [];
   const nConnections = spec.kind === "seed" ? spec.clients : 1;
   for (let i = 0; i < nConnections; i++) connections.push(await make(args.address).connect());
-  const clients = connections.map((connection) => createTransferClient({ connection, codec }));
+  const chunkBytes = spec.kind === "seed" ? undefined : spec.chunkBytes;
+  const clients = connections.map((connection) =>
+    createTransferClient({
+      connection,
+      codec,
+      ...(chunkBytes === undefined ? {} : { chunkBytes }),
+    }),
+  );
   try {
     if (spec.kind === "seed") {
       const file = Buffer.alloc(spec.fileBytes);

@@ -17,7 +17,7 @@ The @nearwire/transfer benchmark on its own: the seed's scenario (2 MiB uploads,
 clients), 1 GiB file-to-file and memory-to-memory transfers beside cp and a bare node:net
 pipeline, and RSS growth for 1 GiB and for 10 concurrent 100 MiB transfers. About 5 minutes.
 
-  --small                 the profile the default nearwire-bench run includes (64 MiB, ~30 s)
+  --small                 the profile the default nearwire-bench run includes (64 MiB, about a minute)
   --full                  every transport and codec (several minutes more)
   --filter <regex>        keep cases whose key (transfer-seed:uds/raw/2MiBx10, ...) matches
   --transports <list>     uds,tcp,grpc-uds,shm-ring-spin,shm-ring-adaptive,shm-ring-park
@@ -51,10 +51,13 @@ export interface TransferSelection {
 
 /** The cases a selection makes from the transports that load here. */
 export async function selectTransferCases(sel: TransferSelection): Promise<TransferCase[]> {
-  const plugins = await loadPlugins(["@nearwire/uds", "@nearwire/grpc-uds", "@nearwire/shm-ring"]);
-  const found = plugins.transports
-    .map((t) => t.id)
-    .filter((id) => TRANSFER_TRANSPORTS.includes(id));
+  // One package at a time: one that fails to load leaves only its own transports out.
+  const found: string[] = [];
+  for (const pkg of ["@nearwire/uds", "@nearwire/grpc-uds", "@nearwire/shm-ring"] as const) {
+    const plugins = await loadPlugins([pkg]).catch(() => undefined);
+    for (const t of plugins?.transports ?? [])
+      if (TRANSFER_TRANSPORTS.includes(t.id) && !found.includes(t.id)) found.push(t.id);
+  }
   const transports = found.filter(
     (id) => sel.transports === undefined || sel.transports.some((p) => id.startsWith(p)),
   );

@@ -32,6 +32,8 @@ export type TransferCase =
       where: "file" | "memory";
       bytes: number;
       concurrency: number;
+      /** Bytes per chunk (default 64 KiB, the package's default). */
+      chunkBytes?: number;
     }
   | {
       kind: "baseline";
@@ -51,7 +53,7 @@ export interface TransferPlanInput {
 
 /** Warm-up and window of the seed scenario, per profile (ms). */
 export const SEED_TIMING: Record<TransferProfile, { warmupMs: number; durationMs: number }> = {
-  small: { warmupMs: 500, durationMs: 1000 },
+  small: { warmupMs: 300, durationMs: 700 },
   default: { warmupMs: 1000, durationMs: 2000 },
   full: { warmupMs: 1000, durationMs: 3000 },
 };
@@ -77,7 +79,7 @@ const SEED_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
   full: ["uds", "tcp", "grpc-uds", "shm-ring-adaptive", "shm-ring-park"],
 };
 const SEED_CODECS: Record<TransferProfile, readonly string[]> = {
-  small: ["msgpack", "raw"],
+  small: ["raw"],
   default: ["json", "msgpack", "protobuf", "raw"],
   full: ["json", "msgpack", "protobuf", "flatbuffers", "raw"],
 };
@@ -107,6 +109,14 @@ const MANY_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
   default: ["uds", "shm-ring-adaptive"],
   full: ["uds", "grpc-uds", "shm-ring-adaptive"],
 };
+
+/** Transports of the rows with 1 MiB chunks (what the per-chunk cost is). */
+const BIG_CHUNK_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
+  small: [],
+  default: ["uds", "shm-ring-adaptive"],
+  full: ["uds", "grpc-uds", "shm-ring-adaptive"],
+};
+const BIG_CHUNK_BYTES = 1024 * 1024;
 
 /** The bulk codec of the file-to-file rows (the cheapest one for bytes). */
 const FILE_CODEC = "raw";
@@ -138,15 +148,17 @@ export function transferPlan(
     c: string,
     direction: "upload" | "download",
     where: "file" | "memory",
+    chunkBytes?: number,
   ): TransferCase => ({
     kind: "large",
-    key: `transfer-large:${transport}/${c}/${where}-${direction}-${size}`,
+    key: `transfer-large:${transport}/${c}/${where}-${direction}-${size}${chunkBytes === undefined ? "" : `-chunk${sizeLabel(chunkBytes)}`}`,
     transport,
     codec: c,
     direction,
     where,
     bytes,
     concurrency: 1,
+    ...(chunkBytes === undefined ? {} : { chunkBytes }),
   });
   for (const b of ["cp", "cp-fsync", "bare-net-uds", "bare-net-uds-fsync"] as const)
     out.push({ kind: "baseline", key: `transfer-baseline:${b}/${size}`, baseline: b, bytes });
@@ -154,10 +166,14 @@ export function transferPlan(
     if (codec(FILE_CODEC)) {
       out.push(large(transport, FILE_CODEC, "upload", "file"));
       out.push(large(transport, FILE_CODEC, "download", "file"));
-      out.push(large(transport, FILE_CODEC, "download", "memory"));
+      if (profile !== "small") out.push(large(transport, FILE_CODEC, "download", "memory"));
     }
     for (const c of BULK_CODECS[profile].filter(codec))
       out.push(large(transport, c, "upload", "memory"));
+    if (BIG_CHUNK_TRANSPORTS[profile].includes(transport) && codec(FILE_CODEC)) {
+      out.push(large(transport, FILE_CODEC, "upload", "file", BIG_CHUNK_BYTES));
+      out.push(large(transport, FILE_CODEC, "upload", "memory", BIG_CHUNK_BYTES));
+    }
   }
   const many = MANY[profile];
   if (many !== undefined && codec(FILE_CODEC)) {
@@ -177,7 +193,7 @@ export function transferPlan(
   }
   // Baselines are measured whenever a file-to-file row is (they are its yardstick).
   const kept = out.filter((c) => c.kind !== "baseline" && keep(c));
-  const anyFile = kept.some((c) => c.kind === "large" && c.where === "file");
+  const anyFile = kept.some((c) => (c.kind === "large" || c.kind === "many") && c.where === "file");
   return [...out.filter((c) => c.kind === "baseline" && (anyFile || keep(c))), ...kept];
 }
 

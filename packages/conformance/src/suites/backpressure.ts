@@ -1,3 +1,4 @@
+/** Suite: a stalled consumer pushes back on its producer; memory stays bounded. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import type { StreamItem } from "../conformance-service.js";

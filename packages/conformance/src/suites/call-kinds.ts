@@ -1,3 +1,4 @@
+/** Suite: the four call kinds, metadata, trailers, every status code, multiplexing. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code, codeName } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** Suite: cancellation by the client (AbortSignal, leaving a stream) and by the server. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** Suite: deadlines on every call kind, seen by the client and by the handler. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code } from "@nearwire/core";

@@ -1,6 +1,7 @@
+/** Suite: listen, connect, close, graceful shutdown and restart on one address. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
-import { Code } from "@nearwire/core";
+import { type ClientConnection, Code } from "@nearwire/core";
 import { createConformanceHandlers } from "../conformance-handlers.js";
 import { conformanceService } from "../conformance-service.js";
 import type { SuiteHarness } from "../suite-harness.js";
@@ -162,6 +163,40 @@ export function lifecycleSuite(h: SuiteHarness): void {
         );
         assert.equal(err2.reason, "server-closing");
         // Nothing holds the address: a server in another process binds it.
+        const again = await h.startServer({ address });
+        await again.stop();
+      },
+    );
+
+    h.test(
+      S,
+      "await using closes the connection and the server at scope end; the address is free",
+      async () => {
+        const address = await h.newAddress();
+        const transport = await h.transport(address);
+        let conn: ClientConnection | undefined;
+        {
+          await using server = transport.createServer();
+          server.addService(conformanceService, createConformanceHandlers(), { codec: h.codec });
+          await hangGuard(server.listen(), 10_000, "listen()");
+          {
+            await using c = await hangGuard(transport.connect(), 10_000, "connect");
+            conn = c;
+            const client = c.client(conformanceService, { codec: h.codec });
+            assert.equal((await client.echo({ id: 1, text: "scoped" })).text, "scoped");
+          }
+          assert.equal(
+            await hangGuard(conn.closed, 5000, "connection.closed after its scope"),
+            undefined,
+            "disposal is a clean close",
+          );
+        }
+        await expectCode(
+          hangGuard(transport.connect(), 10_000, "connect"),
+          Code.Unavailable,
+          "connect after the server's scope ended",
+        );
+        // Nothing holds the address (the socket file is gone): another process binds it.
         const again = await h.startServer({ address });
         await again.stop();
       },

@@ -1,3 +1,4 @@
+/** Suite: maxMessageBytes enforced both ways, to the byte, without losing the connection. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code, type Codec } from "@nearwire/core";

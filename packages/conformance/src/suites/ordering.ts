@@ -1,3 +1,4 @@
+/** Suite: no loss, no duplicate, in order, over 100,000 messages per streaming call kind. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { checksumStep, type StreamItem } from "../conformance-service.js";

@@ -1,3 +1,4 @@
+/** Suite: a peer killed with SIGKILL fails its calls; the other side carries on. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code } from "@nearwire/core";
@@ -129,7 +130,7 @@ export function peerDeathSuite(h: SuiteHarness): void {
           await server.stop();
         }
       },
-      { timeoutMs: 40_000 },
+      { timeoutMs: 40_000, requires: ["clientProcesses"] },
     );
   });
 }

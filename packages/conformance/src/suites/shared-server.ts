@@ -1,3 +1,4 @@
+/** A server child and one connection shared by the tests of one suite file. */
 import { after, before } from "node:test";
 import type { TransportFactoryOptions } from "../module-refs.js";
 import type { Connected, ServerHandle, SuiteHarness } from "../suite-harness.js";

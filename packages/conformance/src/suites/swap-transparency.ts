@@ -1,3 +1,4 @@
+/** Suite: the same calls give the same results, limits, timeouts and reasons on every transport. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code, type Codec, type MessageCodec } from "@nearwire/core";
@@ -77,6 +78,22 @@ export function swapTransparencySuite(h: SuiteHarness): void {
       await stillWorks();
     });
 
+    h.test(S, "codec mismatch: INVALID_ARGUMENT codec-mismatch, naming both codecs", async () => {
+      const other = h.codec.name === "msgpack" ? "json" : "msgpack";
+      const mismatched = s.c.conn.client(conformanceService, {
+        codec: garbling(h.codec, "encode", other),
+      });
+      const e = await expectCode(
+        mismatched.echo({ id: 1, text: "x" }),
+        Code.InvalidArgument,
+        `echo in ${other} to a ${h.codec.name} server`,
+      );
+      assert.equal(e.reason, "codec-mismatch", e.message);
+      assert.match(e.message, new RegExp(`^client speaks ${other}, server ${h.codec.name}: `));
+      assert.deepEqual(e.metadata, {}, "the codec trailer is not left in metadata");
+      await stillWorks();
+    });
+
     h.test(S, "a response the client cannot decode: INTERNAL, decode-failed", async () => {
       const garbled = s.c.conn.client(conformanceService, { codec: garbling(h.codec, "decode") });
       const e = await expectCode(
@@ -130,6 +147,18 @@ export function swapTransparencySuite(h: SuiteHarness): void {
       },
     );
 
+    h.test(S, "metadata and trailer keys arrive lower-case", async () => {
+      const reply = await s.c.client.metadata({}, { metadata: { "X-Mixed-Case": "v" } });
+      assert.equal(reply.metadata["x-mixed-case"], "v");
+      assert.equal(reply.metadata["X-Mixed-Case"], undefined);
+      const e = await expectCode(
+        s.c.client.fail({ code: Code.NotFound, message: "m", trailers: { "X-Why": "w" } }),
+        Code.NotFound,
+        "fail with a trailer",
+      );
+      assert.deepEqual(e.metadata, { "x-why": "w" });
+    });
+
     h.test(S, "the default message limit is the same: 3 MiB passes both ways", async () => {
       const n = 3 * 1024 * 1024;
       const reply = await s.c.client.echo({ id: 1, text: "y".repeat(n) });
@@ -140,12 +169,15 @@ export function swapTransparencySuite(h: SuiteHarness): void {
   });
 }
 
-/** `codec` with its encoder (or decoder) of every type broken: bytes no codec decodes. */
-function garbling(codec: Codec, which: "encode" | "decode"): Codec {
+/**
+ * `codec` with its encoder (or decoder) of every type broken: bytes no codec decodes. It keeps
+ * the codec's name unless `name` is given (then the server sees another codec: a mismatch).
+ */
+function garbling(codec: Codec, which: "encode" | "decode", name = codec.name): Codec {
   const garbage = new Uint8Array([0xc1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
   return {
     ...codec,
-    name: `${codec.name}-garbled`,
+    name,
     forType<T>(type: { name: string }): MessageCodec<T> {
       const real = codec.forType<T>(type as never);
       if (which === "encode") {

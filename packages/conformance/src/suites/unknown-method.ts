@@ -1,3 +1,4 @@
+/** Suite: an unknown method or service is UNIMPLEMENTED; the connection keeps working. */
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code } from "@nearwire/core";

@@ -1,3 +1,4 @@
+/** The messages of grpc.health.v1.Health and their protobuf wire codec. */
 import { Code } from "../code.js";
 import { type Codec, createCodec, type MessageCodec } from "../codec.js";
 import { NearwireError } from "../nearwire-error.js";

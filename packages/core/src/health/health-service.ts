@@ -1,3 +1,4 @@
+/** createHealthService: grpc.health.v1.Health (Check, Watch) on any transport. */
 import { Code } from "../code.js";
 import type { Codec } from "../codec.js";
 import { messageType } from "../codec.js";

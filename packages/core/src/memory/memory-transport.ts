@@ -1,3 +1,4 @@
+/** createMemoryTransport: the RPC engine over an in-process channel pair. */
 import type { Channel, ChannelListener, ChannelProvider } from "../channel.js";
 import { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";

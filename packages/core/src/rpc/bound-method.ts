@@ -1,3 +1,6 @@
+/**
+ * Methods bound to a codec (and handlers), shared by every transport; checked encode and decode.
+ */
 import { Code } from "../code.js";
 import type { Codec, MessageCodec } from "../codec.js";
 import { NearwireError } from "../nearwire-error.js";
@@ -13,6 +16,8 @@ export interface BoundMethod {
   readonly kind: MethodKind;
   readonly input: MessageCodec<unknown>;
   readonly output: MessageCodec<unknown>;
+  /** The codec's name (`json`, `msgpack`, …): a decode failure names it (codec mismatch). */
+  readonly codec: string;
 }
 
 const utf8 = new TextEncoder();
@@ -38,6 +43,7 @@ export function bindService(service: ServiceDefinition, codec: Codec): BoundMeth
       kind: def.kind,
       input: codec.forType(def.input),
       output: codec.forType(def.output),
+      codec: codec.name,
     };
   });
 }

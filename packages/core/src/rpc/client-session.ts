@@ -1,3 +1,4 @@
+/** The client side of the RPC engine over one Channel (PROTOCOL.md section 5). */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
@@ -7,6 +8,7 @@ import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.j
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
+  CODEC_TRAILER,
   decodeCredit,
   decodeStatus,
   encodeCallId,
@@ -357,7 +359,7 @@ export class ClientSession {
       return;
     }
     if (st.code !== Code.OK) {
-      this.settle(call, statusError(st.code, st.detail, st.trailers), true);
+      this.settle(call, statusError(st.code, st.detail, st.trailers, call.bound.codec), true);
       return;
     }
     if (st.message !== undefined) this.onMessage(call, st.message);
@@ -456,14 +458,29 @@ export class ClientSession {
   }
 }
 
-/** An error STATUS as the caller's error: the `nearwire-reason` trailer becomes its `reason`. */
-function statusError(code: Code, detail: string, trailers: Metadata | undefined): NearwireError {
+/**
+ * An error STATUS as the caller's error: the `nearwire-reason` trailer becomes its `reason`; a
+ * `nearwire-codec` trailer naming another codec than the call's makes it a codec mismatch
+ * (reason `codec-mismatch`, "client speaks msgpack, server json: …").
+ */
+function statusError(
+  code: Code,
+  detail: string,
+  trailers: Metadata | undefined,
+  codec: string,
+): NearwireError {
   if (trailers === undefined) return new NearwireError(code, detail);
   const reason = trailers[REASON_TRAILER];
-  if (reason === undefined) return new NearwireError(code, detail, { metadata: trailers });
-  const { [REASON_TRAILER]: _, ...metadata } = trailers;
+  const theirs = trailers[CODEC_TRAILER];
+  if (reason === undefined && theirs === undefined)
+    return new NearwireError(code, detail, { metadata: trailers });
+  const { [REASON_TRAILER]: _r, [CODEC_TRAILER]: _c, ...metadata } = trailers;
   const opts: NearwireErrorOptions = { metadata };
-  if (reason !== "") opts.reason = reason as ErrorReason;
+  if (theirs !== undefined && theirs !== codec) {
+    opts.reason = "codec-mismatch";
+    return new NearwireError(code, `client speaks ${codec}, server ${theirs}: ${detail}`, opts);
+  }
+  if (reason !== undefined && reason !== "") opts.reason = reason as ErrorReason;
   return new NearwireError(code, detail, opts);
 }
 

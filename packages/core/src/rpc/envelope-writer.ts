@@ -1,3 +1,4 @@
+/** Writes the engine's hot frames straight into the channel's buffer when it can. */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import type { MessageCodec } from "../codec.js";

@@ -30,6 +30,12 @@ export const FLAG_HAS_METADATA = 0x04;
  */
 export const REASON_TRAILER = "nearwire-reason";
 
+/**
+ * The STATUS trailer with the server's codec name, sent with a request it cannot decode
+ * (PROTOCOL.md §5.6): a client whose codec has another name says "client speaks X, server Y".
+ */
+export const CODEC_TRAILER = "nearwire-codec";
+
 /** Messages each side may send on a call before it receives CREDIT (PROTOCOL.md §5.4). */
 export const INITIAL_CREDIT = 32;
 
@@ -74,8 +80,9 @@ function encodedMetadata(md: Metadata | undefined): Uint8Array[] | undefined {
   const keys = Object.keys(md);
   if (keys.length === 0) return undefined;
   const parts: Uint8Array[] = [];
+  // Keys go lower-case (PROTOCOL.md §5.3), as gRPC and HTTP/2 have them.
   for (const key of keys) {
-    parts.push(utf8.encode(key), utf8.encode(md[key] ?? ""));
+    parts.push(utf8.encode(key.toLowerCase()), utf8.encode(md[key] ?? ""));
   }
   return parts;
 }

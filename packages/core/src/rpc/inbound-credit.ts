@@ -1,3 +1,4 @@
+/** Receive-side stream credit: how many messages a receiver grants ahead (PROTOCOL.md 5.4). */
 import { INITIAL_CREDIT } from "./envelope.js";
 
 /** Most messages a receiver grants ahead on one call (PROTOCOL.md §5.4). */

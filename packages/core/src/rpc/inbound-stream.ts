@@ -1,3 +1,4 @@
+/** The receiving end of a streamed call as an async iterable, with credit. */
 import type { NearwireError } from "../nearwire-error.js";
 
 /**

@@ -1,3 +1,4 @@
+/** A server's methods, found by the path bytes of a REQUEST without a string per call. */
 import type { BoundMethod } from "./bound-method.js";
 
 /** A served method: its binding and its handler. */

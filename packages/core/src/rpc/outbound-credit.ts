@@ -1,3 +1,4 @@
+/** Send-side stream credit: a sender waits for the receiver's grant. */
 import { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";
 import { INITIAL_CREDIT } from "./envelope.js";

@@ -1,3 +1,4 @@
+/** RpcServer: the server side of the RPC engine over any ChannelProvider; RpcOptions. */
 import type { ChannelListener, ChannelProvider } from "../channel.js";
 import { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";
@@ -118,6 +119,10 @@ export class RpcServer implements Server, ServerSessionHost {
       }
       this.sessions.add(new ServerSession(channel, this));
     });
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   async close(options: { graceMs?: number } = {}): Promise<void> {

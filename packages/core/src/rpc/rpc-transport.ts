@@ -1,3 +1,4 @@
+/** createRpcTransport and connectRpc: a Transport from a ChannelProvider. */
 import type { Channel, ChannelProvider } from "../channel.js";
 import { guardListen } from "../guard-listen.js";
 import type { ServiceDefinition } from "../service.js";
@@ -31,6 +32,7 @@ export function connectRpc(channel: Channel, options: RpcOptions = {}): ClientCo
   return {
     closed: session.closed,
     close: () => session.close(),
+    [Symbol.asyncDispose]: () => session.close(),
     client<S extends ServiceDefinition>(service: S, bind: BindOptions): Client<S> {
       const client: Record<string, unknown> = {};
       for (const bound of bindService(service, bind.codec)) {

@@ -1,3 +1,4 @@
+/** One call on the server: the handler's context and the engine's state. */
 import type { NearwireError } from "../nearwire-error.js";
 import type { Peer } from "../peer.js";
 import type { HandlerContext, Metadata } from "../transport.js";
@@ -22,6 +23,8 @@ export class ServerCall implements HandlerContext {
   private abortReason: NearwireError | undefined;
   /** Set once a STATUS was sent or the client cancelled: nothing more is sent for this call. */
   finished = false;
+  /** The client sent END (or REQUEST with END_STREAM) on a streamed request: no MESSAGE may follow. */
+  halfClosed = false;
   deadlineTimer: DeadlineTimer | undefined = undefined;
   inbound: InboundStream<unknown> | undefined;
   /** Flow control of the streamed requests (client-streaming, bidi). */

@@ -1,3 +1,4 @@
+/** The server side of the RPC engine over one Channel (PROTOCOL.md section 5). */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import { FrameType } from "../frame-type.js";
@@ -8,6 +9,7 @@ import { decodeChecked, encodeChecked } from "./bound-method.js";
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
+  CODEC_TRAILER,
   decodeCancel,
   decodeCredit,
   END_BYTES,
@@ -213,7 +215,10 @@ export class ServerSession {
     );
     call.inbound = inbound;
     if (message !== undefined) this.onMessage(id, message);
-    if (ended) inbound.end();
+    if (ended) {
+      call.halfClosed = true;
+      inbound.end();
+    }
     if (kind === "client_streaming") this.runUnary(call, inbound);
     else this.runStreaming(call, inbound);
   }
@@ -252,7 +257,9 @@ export class ServerSession {
       return;
     }
     const inbound = call.inbound;
-    if (inbound === undefined) return;
+    // No stream and no single request pending: the client's END came already (§5.10).
+    if (inbound === undefined || call.halfClosed)
+      throw protocolError(`MESSAGE on call ${id} after its END`);
     if (!(call.inCredit as InboundCredit).onReceived(bytes.byteLength)) {
       throw protocolError(`call ${id}: peer sent past its credit`);
     }
@@ -269,7 +276,11 @@ export class ServerSession {
     if (call.finished) return;
     const single = call.single;
     if (single === undefined) {
-      call.inbound?.end();
+      const inbound = call.inbound;
+      if (inbound === undefined || call.halfClosed)
+        throw protocolError(`a second END on call ${id}`);
+      call.halfClosed = true;
+      inbound.end();
       return;
     }
     if (single.count !== 1) {
@@ -306,7 +317,9 @@ export class ServerSession {
       );
     } catch (err) {
       const e = NearwireError.from(err, Code.InvalidArgument);
-      this.finish(call, e.code, e.message, reasonTrailer(e));
+      const trailers: Metadata = { [CODEC_TRAILER]: call.bound.codec };
+      if (e.reason !== undefined) trailers[REASON_TRAILER] = e.reason;
+      this.finish(call, e.code, e.message, trailers);
       return NOTHING;
     }
   }
@@ -484,11 +497,6 @@ const NOTHING: unique symbol = Symbol("nothing");
 
 /** Trailers of a STATUS sent because the server is closing. */
 const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
-
-/** `error`'s reason as a trailer (PROTOCOL.md §5.6), or undefined when it has none. */
-function reasonTrailer(error: NearwireError): Metadata | undefined {
-  return error.reason === undefined ? undefined : { [REASON_TRAILER]: error.reason };
-}
 
 function protocolError(message: string, reason: ErrorReason = "protocol-violation"): NearwireError {
   return new NearwireError(Code.Internal, message, { reason });

@@ -1,4 +1,10 @@
-import { type Channel, type ChannelHandler, Code, NearwireError } from "../../src/index.js";
+import {
+  type Channel,
+  type ChannelHandler,
+  type ChannelProvider,
+  Code,
+  NearwireError,
+} from "../../src/index.js";
 
 /**
  * Two in-process Channels joined back to back, delivering frames asynchronously (one
@@ -15,6 +21,30 @@ export function channelPair(options: { sendWith?: boolean } = {}): [Channel, Cha
   a.other = b;
   b.other = a;
   return [a, b];
+}
+
+/**
+ * A ChannelProvider over one pair: `connect()` gives `clientEnd`; `listen()` registers the
+ * server, and `accept()` hands it `serverEnd` (call it after `listen()` resolved).
+ */
+export function pairProvider(
+  serverEnd: Channel,
+  clientEnd: Channel,
+): { provider: ChannelProvider; accept(): void } {
+  let accepted: ((ch: Channel) => void) | undefined;
+  return {
+    provider: {
+      name: "pair",
+      async listen(onChannel) {
+        accepted = onChannel;
+        return { address: "pair", close: async () => {} };
+      },
+      async connect() {
+        return clientEnd;
+      },
+    },
+    accept: () => accepted?.(serverEnd),
+  };
 }
 
 class PairEnd implements Channel {

@@ -3,7 +3,7 @@
  * the nearwire channel versus a bare node:net echo with a 4-byte length prefix, same run.
  * Prints p50/p99 in µs for each.
  *
- * Run: node --import tsx packages/uds/scripts/rtt-bench.ts [iterations=20000]
+ * Run: node --import tsx packages/uds/bench/rtt-bench.ts [iterations=20000]
  */
 import { spawn } from "node:child_process";
 import net from "node:net";

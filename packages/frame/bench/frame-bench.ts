@@ -1,6 +1,6 @@
 /**
  * Encode + decode cost of one frame, median of 9 runs, per payload size.
- * Run: node --import tsx packages/frame/scripts/frame-bench.ts
+ * Run: node --import tsx packages/frame/bench/frame-bench.ts
  */
 import {
   crc32cBackend,

@@ -2,7 +2,7 @@
  * "No measurable overhead" check (not a test): encode+decode through each nearwire codec versus
  * the bare library call, in the same tinybench run, for Tick and Request. Prints ops/s medians
  * and the ratio nearwire/bare (target >= 0.90). Run:
- *   npx -y pnpm@12.4.2 --filter @nearwire/bench-messages check-overhead
+ *   npx -y pnpm@12.4.2 --filter @nearwire/bench-messages bench
  */
 import { Decoder, Encoder } from "@msgpack/msgpack";
 import { FlatbuffersVerifier } from "@nearwire/codec-flatbuffers";

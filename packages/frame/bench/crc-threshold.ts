@@ -1,7 +1,7 @@
 /**
  * Measures ns per call of every loaded CRC-32C backend (portable JS, @node-rs/crc32,
  * @nearwire/crc32c-native) at several input sizes, to pick CRC32C_NATIVE_MIN_BYTES.
- * Run: node --import tsx packages/frame/scripts/crc-threshold.ts
+ * Run: node --import tsx packages/frame/bench/crc-threshold.ts
  * Prints the median of 7 runs per size and backend.
  */
 import { crc32cBackend, crc32cBackends } from "../src/crc32c.js";

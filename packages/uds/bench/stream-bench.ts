@@ -3,7 +3,7 @@
  * FRAMES frames (respecting send()'s return value), this process receives and times them.
  * Prints frames/s per run and the median of RUNS runs.
  *
- * Run: node --import tsx packages/uds/scripts/stream-bench.ts [frames=2000000] [runs=5] [address]
+ * Run: node --import tsx packages/uds/bench/stream-bench.ts [frames=2000000] [runs=5] [address]
  */
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";

@@ -1,19 +1,48 @@
+/**
+ * shm-ring's control-socket protocol, all of it (PROTOCOL.md section 6): the handshake frames,
+ * then the single control bytes (doorbells, clean close, GOAWAY) and the error bodies both carry.
+ */
 import type { Socket } from "node:net";
-import type { ErrorReason } from "@nearwire/core";
 import { Code, isCode, NearwireError } from "@nearwire/core";
+import { isErrorReason } from "@nearwire/core/transport-kit";
 
 /*
  * Handshake on the control socket (PROTOCOL.md section 6): frames of
  * `u32 big-endian length | UTF-8 JSON`, at most 4096 bytes, three of them:
  *
- *   client -> server  {"magic":"nearwire-shm","layout":1,"pid":P}
+ *   client -> server  {"magic":"nearwire-shm","layout":1,"pid":P,"maxFrameBytes":Fc}
  *   server -> client  {"magic":"nearwire-shm","layout":1,"pid":S,"fd":F,"ringBytes":C,
- *                      "segmentBytes":B,"maxPayloadBytes":M,"nonce":"16 hex digits"}
+ *                      "segmentBytes":B,"maxPayloadBytes":M,"maxFrameBytes":F,
+ *                      "nonce":"16 hex digits"}
+ *
+ * maxFrameBytes is optional in both (absent: that side does not fragment); the server's is the
+ * agreed frame limit, max(M, min(its own, Fc or M)).
  *   client -> server  {"ready":true}
  *
  * Either side may instead send {"error":{"code":N,"reason":"...","message":"..."}} and close.
- * After the third frame the socket carries single control bytes (see shm-ring-channel.ts).
+ * After the third frame the socket carries single control bytes:
+ *
+ *   0x44 'D'  doorbell: your receive ring has a record (sent only if you set "parked")
+ *   0x53 'S'  doorbell: your send ring has space (sent only if you set "waiting")
+ *   0x43 'C'  clean close: every frame is in the ring; drain it, then close
+ *   0x47 'G'  u16 big-endian length | UTF-8 JSON {"code":N,"message":"...","reason":"..."}:
+ *             closing with an error
+ *
+ * The socket's end (EOF or reset) without 'C' or 'G' means the peer died: UNAVAILABLE.
  */
+
+/** Control byte `D`: the receiver's ring has a record. */
+export const BELL_DATA = 0x44;
+/** Control byte `S`: the sender's ring has space. */
+export const BELL_SPACE = 0x53;
+/** Control byte `C`: clean close. */
+export const CLOSE = 0x43;
+/** Control byte `G`: closing with an error (a length-prefixed JSON body follows). */
+export const GOAWAY = 0x47;
+/** The one-byte control messages, ready to write. */
+export const BELL_DATA_BUF = Buffer.of(BELL_DATA);
+export const BELL_SPACE_BUF = Buffer.of(BELL_SPACE);
+export const CLOSE_BUF = Buffer.of(CLOSE);
 
 /** Magic string of the handshake. */
 export const HANDSHAKE_MAGIC = "nearwire-shm";
@@ -34,26 +63,48 @@ export function encodeHandshake(body: object): Buffer {
   return out;
 }
 
+/** The `{code, message, reason?}` body of an error frame or a `G` control message. */
+function errorBody(err: NearwireError): HandshakeError["error"] {
+  const body: HandshakeError["error"] = { code: err.code, message: err.message };
+  if (err.reason !== undefined) body.reason = err.reason;
+  return body;
+}
+
 /** The error frame for `err`. */
 export function errorFrame(err: NearwireError): Buffer {
-  const error: HandshakeError["error"] = { code: err.code, message: err.message };
-  if (err.reason !== undefined) error.reason = err.reason;
-  return encodeHandshake({ error });
+  return encodeHandshake({ error: errorBody(err) });
 }
 
 /**
- * The `G` control frame (see shm-ring-channel.ts) for `err`: how a server fails a connection
- * whose client already sent `ready` and so reads control bytes, no longer handshake frames.
+ * The `G` control message for `err`: how a channel closes with an error, and how a server fails
+ * a connection whose client already sent `ready` and so reads control bytes, no longer
+ * handshake frames. A message too long for the u16 length is shortened (the JSON stays whole).
  */
 export function goAwayFrame(err: NearwireError): Buffer {
-  const body: HandshakeError["error"] = { code: err.code, message: err.message };
-  if (err.reason !== undefined) body.reason = err.reason;
-  const json = Buffer.from(JSON.stringify(body)).subarray(0, 0xffff);
+  const body = errorBody(err);
+  let json = Buffer.from(JSON.stringify(body));
+  while (json.length > 0xffff) {
+    body.message = `${body.message.slice(0, body.message.length >> 1)}…`;
+    json = Buffer.from(JSON.stringify(body));
+  }
   const out = Buffer.allocUnsafe(3 + json.length);
-  out[0] = 0x47;
+  out[0] = GOAWAY;
   out.writeUInt16BE(json.length, 1);
   json.copy(out, 3);
   return out;
+}
+
+/** The error a `G` control message's JSON body says (INTERNAL `protocol-violation` if malformed). */
+export function goAwayError(json: Uint8Array): NearwireError {
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString("utf8"));
+  } catch {
+    return new NearwireError(Code.Internal, "malformed GOAWAY on the shm-ring control socket", {
+      reason: "protocol-violation",
+    });
+  }
+  return peerError(body, "peer closed the channel with an error");
 }
 
 /** Reads handshake frames from a socket until `finish` hands the rest to the channel. */
@@ -172,22 +223,18 @@ export class HandshakeReader {
   }
 }
 
-const REASONS: ReadonlySet<string> = new Set<ErrorReason>([
-  "layout-mismatch",
-  "version-mismatch",
-  "bad-preface",
-  "not-built",
-  "peer-closed",
-  "protocol-violation",
-]);
-
-/** Turns an error frame body into a NearwireError (unknown codes become UNKNOWN). */
-export function peerError(e: unknown): NearwireError {
+/**
+ * Turns an error body (of a handshake error frame or a `G` message) into a NearwireError: an
+ * unknown code becomes UNKNOWN, a reason outside core's closed set is dropped.
+ */
+export function peerError(
+  e: unknown,
+  fallbackMessage = "peer refused the shm-ring handshake",
+): NearwireError {
   const o = (e ?? {}) as { code?: unknown; reason?: unknown; message?: unknown };
   const code = typeof o.code === "number" && isCode(o.code) ? o.code : Code.Unknown;
-  const message = typeof o.message === "string" ? o.message : "peer refused the shm-ring handshake";
-  if (typeof o.reason === "string" && REASONS.has(o.reason)) {
-    return new NearwireError(code, message, { reason: o.reason as ErrorReason });
-  }
-  return new NearwireError(code, message);
+  const message = typeof o.message === "string" ? o.message : fallbackMessage;
+  return isErrorReason(o.reason)
+    ? new NearwireError(code, message, { reason: o.reason })
+    : new NearwireError(code, message);
 }

@@ -3,7 +3,7 @@
  * payload, server in a child process, identity serialization on both sides (the codec passes
  * the bytes through, so only the wrapper differs).
  *
- *   node --import tsx packages/grpc-uds/scripts/bench-overhead.ts [rounds=5] [calls=5000]
+ *   node --import tsx packages/grpc-uds/bench/overhead-bench.ts [rounds=5] [calls=5000]
  *
  * Prints per round: unary p50 (µs, one call in flight) and throughput (calls/s, 64 in flight),
  * then the medians and the ratios nearwire / bare.

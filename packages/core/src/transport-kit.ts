@@ -1,0 +1,31 @@
+/**
+ * `@nearwire/core/transport-kit`: what the nearwire transports are built from, for authors of
+ * another transport or channel — not needed to write or call a service.
+ *
+ * - `RpcServer`: the server side of the RPC engine over a `ChannelProvider` (what
+ *   `createRpcTransport` serves with).
+ * - `guardListen(server)`: makes `close()` win over a pending `listen()` (every transport uses it).
+ * - `serverCloseHook(impl)`: the `onServerClose` method of a service impl, if it has one.
+ * - `checkSend(closed, type, payloadBytes, maxPayloadBytes, peer)` / `isSendableType(type)`: the
+ *   argument check every `Channel.send` runs (UNAVAILABLE `peer-closed` when closed,
+ *   INVALID_ARGUMENT `unknown-frame-type` outside 0x10–0xFF, RESOURCE_EXHAUSTED
+ *   `frame-too-large` over `maxPayloadBytes`).
+ * - `isErrorReason(value)`: whether a reason read off the wire is one of `ErrorReason`.
+ * - `bindService`, `bindHandlers`, `BoundMethod`, `ServedMethod`: a service definition bound to a
+ *   codec (client side) and to handlers (server side).
+ * - `timeoutError(timeoutMs)`: the DEADLINE_EXCEEDED error every client gives.
+ * - `memoryChannelPair(options)`: two connected in-process Channels (tests of channel code).
+ * - `loadAddon(path, pkg)`: loads a native addon or throws FAILED_PRECONDITION `not-built`.
+ */
+export { checkSend, isSendableType } from "./check-send.js";
+export { guardListen } from "./guard-listen.js";
+export { loadAddon } from "./load-addon.js";
+export type { MemoryChannelOptions } from "./memory/memory-channel.js";
+export { memoryChannelPair } from "./memory/memory-channel.js";
+export { isErrorReason } from "./nearwire-error.js";
+export type { BoundMethod } from "./rpc/bound-method.js";
+export { bindHandlers, bindService } from "./rpc/bound-method.js";
+export { timeoutError } from "./rpc/client-session.js";
+export type { ServedMethod } from "./rpc/method-table.js";
+export { RpcServer } from "./rpc/rpc-server.js";
+export { serverCloseHook } from "./server-close-hook.js";

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import net from "node:net";
+import { it } from "node:test";
+import { Code, type NearwireError } from "@nearwire/core";
+import { createShmRingTransport } from "../src/index.js";
+import { leakCheckedTempDir } from "./fixtures/helpers.js";
+
+const tmp = leakCheckedTempDir("nw-shm-mismatch-");
+
+it("an shm-ring client at a uds server: the server's error frame names the mismatch at once", async () => {
+  // What a @nearwire/uds server answers an shm-ring handshake (PROTOCOL.md §4.2).
+  const json = Buffer.from(
+    JSON.stringify({
+      error: {
+        code: Code.FailedPrecondition,
+        reason: "transport-mismatch",
+        message:
+          "this is a @nearwire/uds server (nearwire frames); the client speaks the shm-ring handshake (a @nearwire/shm-ring client?)",
+      },
+    }),
+  );
+  const frame = Buffer.alloc(4 + json.length);
+  frame.writeUInt32BE(json.length, 0);
+  json.copy(frame, 4);
+  const path = tmp.sock("uds-like");
+  const server = net.createServer((s) => {
+    s.on("error", () => {});
+    s.once("data", () => s.end(frame));
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  try {
+    await assert.rejects(
+      createShmRingTransport({ address: path }).connect(),
+      (e: NearwireError) => {
+        assert.equal(e.code, Code.FailedPrecondition);
+        assert.equal(e.reason, "transport-mismatch");
+        assert.match(e.message, /this is a @nearwire\/uds server/);
+        return true;
+      },
+    );
+  } finally {
+    server.close();
+  }
+});

@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import net from "node:net";
+import { after, before, describe, it } from "node:test";
+import {
+  field,
+  hex,
+  readVectors,
+  type ServerProcess,
+  startServerProcess,
+  type Vector,
+} from "@nearwire/conformance";
+import { envelope, FrameType } from "@nearwire/core/protocol";
+import { decodeGoAway, FrameDecoder } from "@nearwire/frame";
+import { tempDir } from "./helpers.js";
+
+/**
+ * PROTOCOL.md §5.10: every `rule-*` vector replayed to a real uds server (the Greeter fixture,
+ * with `Say` and `Hold`) after the preface; the server's STATUSes and GOAWAY must be the
+ * vector's, and a connection the vector keeps open must still be open.
+ */
+const all = readVectors();
+const rules = [...all.values()].filter((v) => v.name.startsWith("rule-"));
+const clientHello = hex(all.get("rpc-unary-exchange") as Vector, "client-stream").subarray(0, 25);
+
+interface Outcome {
+  statuses: string[];
+  goaway: number | undefined;
+  open: boolean;
+}
+
+/** Writes the preface and `frames`, then collects what the server answers. */
+function replay(address: string, frames: Uint8Array, expected: number): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const out: Outcome = { statuses: [], goaway: undefined, open: true };
+    let sawHello = false;
+    let settle: NodeJS.Timeout | undefined;
+    const sock = net.connect(address);
+    const finish = () => {
+      clearTimeout(guard);
+      clearTimeout(settle);
+      sock.destroy();
+      resolve(out);
+    };
+    const decoder = new FrameDecoder({
+      maxPayloadBytes: 1 << 20,
+      onFrame: (type, payload) => {
+        if (!sawHello) {
+          assert.equal(type, FrameType.Hello, "the server's first frame");
+          sawHello = true;
+          return;
+        }
+        if (type === FrameType.Status) {
+          const s = envelope.decodeStatus(payload);
+          out.statuses.push(`${s.callId}:${s.code}`);
+        } else if (type === FrameType.GoAway) {
+          out.goaway = decodeGoAway(payload).code;
+        } else {
+          reject(new Error(`unexpected frame type 0x${type.toString(16)}`));
+        }
+        // Everything expected is in: give the server a moment to say more, then look.
+        if (out.statuses.length >= expected && out.goaway === undefined) {
+          clearTimeout(settle);
+          settle = setTimeout(finish, 50);
+        }
+      },
+    });
+    sock.on("data", (d: Buffer) => decoder.push(d));
+    sock.on("error", reject);
+    sock.on("close", () => {
+      out.open = false;
+      finish();
+    });
+    sock.write(Buffer.concat([clientHello, frames]));
+    if (expected === 0) settle = setTimeout(finish, 300);
+    const guard = setTimeout(() => reject(new Error("no answer within 5 s")), 5000);
+  });
+}
+
+describe("PROTOCOL.md §5.10 receiver rules, replayed to a uds server", () => {
+  const tmp = tempDir();
+  const address = tmp.path("rules.sock");
+  let server: ServerProcess;
+  before(async () => {
+    server = await startServerProcess(new URL("./fixtures/greeter-server.ts", import.meta.url), [
+      address,
+    ]);
+  });
+  after(async () => {
+    await server.stop();
+    tmp.cleanup();
+  });
+
+  it("has the rule vectors", () => {
+    assert.ok(rules.length >= 12, `found ${rules.length} rule vectors`);
+  });
+
+  for (const v of rules) {
+    it(v.name, async () => {
+      const statuses = field(v, "statuses")
+        .split(" ")
+        .filter((x) => x.length > 0);
+      const goaway = field(v, "goaway");
+      const got = await replay(address, hex(v, "client-frames"), statuses.length);
+      assert.deepEqual(got.statuses, statuses, "STATUSes");
+      if (goaway === "none") {
+        assert.equal(got.goaway, undefined, "no GOAWAY");
+        assert.equal(got.open, true, "the connection stays open");
+      } else {
+        assert.equal(got.goaway, Number(goaway), "GOAWAY code");
+      }
+    });
+  }
+});
