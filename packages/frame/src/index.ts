@@ -8,6 +8,7 @@ export {
   crc32cImplementation,
   crc32cNative,
   crc32cPortable,
+  crc32cRange,
 } from "./crc32c.js";
 export {
   encodeFrame,

@@ -11,6 +11,7 @@ import {
   crc32cImplementation,
   crc32cNative,
   crc32cPortable,
+  crc32cRange,
 } from "../src/index.js";
 
 /** Bit-at-a-time reference, independent of the table code. */
@@ -156,6 +157,27 @@ describe("crc32c", () => {
       assert.equal(
         crc32c(new Uint8Array([0x61, 0x62]), crc32cByte(b)),
         crc32cBitwise(new Uint8Array([b, 0x61, 0x62])),
+      );
+    }
+  });
+
+  it("crc32cRange equals crc32c of the same subarray, short (JS loop) and long (addon) ranges", () => {
+    const data = new Uint8Array(3 * CRC32C_NATIVE_MIN_BYTES + 37);
+    for (let i = 0; i < data.length; i++) data[i] = (i * 131 + 7) & 0xff;
+    for (const [start, end] of [
+      [0, 0],
+      [0, 1],
+      [3, 11],
+      [5, 5 + CRC32C_NATIVE_MIN_BYTES - 1],
+      [1, 1 + CRC32C_NATIVE_MIN_BYTES],
+      [7, data.length],
+    ] as const) {
+      const want = crc32cBitwise(data.subarray(start, end));
+      assert.equal(crc32cRange(data, start, end), want, `[${start}, ${end})`);
+      assert.equal(
+        crc32cRange(data, start, end, 0x1234),
+        crc32c(data.subarray(start, end), 0x1234),
+        `[${start}, ${end}) chained`,
       );
     }
   });

@@ -22,7 +22,7 @@ import {
 import { FrameType } from "@nearwire/core/protocol";
 import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import {
-  crc32c,
+  crc32cRange,
   decodeGoAway,
   decodeHello,
   encodeFrame,
@@ -246,7 +246,7 @@ export class SocketChannel implements Channel {
       if (n >= 0 && n + FRAME_TRAILER_BYTES <= limit) {
         writeFrameHeader(batch, start, type, n);
         const end = start + FRAME_HEADER_BYTES + n;
-        writeFrameTrailer(batch, end, crc32c(batch.subarray(start + 4, end)));
+        writeFrameTrailer(batch, end, crc32cRange(batch, start + 4, end));
         this.#batchLength = end + FRAME_TRAILER_BYTES;
         if (this.#batchLength >= EARLY_FLUSH_BYTES && this.#socket.writableLength === 0)
           this.#flush();
@@ -352,7 +352,9 @@ export class SocketChannel implements Channel {
     if (this.#state === "closed") return;
     if (this.#head !== undefined && this.#sniff(chunk)) return;
     try {
-      this.#decoder.push(chunk);
+      // A plain Uint8Array view of the chunk: the frames cut from it are then made by the
+      // built-in TypedArray subarray, not Buffer's (about 100 ns less per frame).
+      this.#decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     } catch (err) {
       this.#onStreamError(err);
       return;

@@ -5,6 +5,7 @@ import { FrameType } from "../frame-type.js";
 import { type ErrorReason, NearwireError, type NearwireErrorOptions } from "../nearwire-error.js";
 import type { CallOptions, Metadata } from "../transport.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
+import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
   CODEC_TRAILER,
@@ -51,7 +52,7 @@ class ClientCall {
 
 /** Runs client calls over one channel. */
 export class ClientSession {
-  private readonly calls = new Map<number, ClientCall>();
+  private readonly calls = new CallTable<ClientCall>();
   private readonly writer: EnvelopeWriter;
   /**
    * The id of the next call. Ids only grow on a connection and are never reused (PROTOCOL.md
@@ -79,12 +80,13 @@ export class ClientSession {
   }
 
   unary(bound: BoundMethod, request: unknown, options: CallOptions | undefined): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const call = this.open(bound, options, reject);
-      if (call === undefined) return;
-      call.resolve = resolve;
+    const promise = new Promise(capture);
+    const call = this.open(bound, options, capturedReject);
+    if (call !== undefined) {
+      call.resolve = capturedResolve;
       this.sendRequest(call, request, options);
-    });
+    }
+    return promise;
   }
 
   serverStreaming(
@@ -185,7 +187,7 @@ export class ClientSession {
     this.nextId = id + 1;
     const call = new ClientCall(id, bound);
     call.reject = reject;
-    this.calls.set(id, call);
+    this.calls.add(call);
     if (options === undefined) return call;
     if (timeoutMs !== undefined) {
       call.deadline = new DeadlineTimer(wireTimeoutMs(timeoutMs), () =>
@@ -425,7 +427,7 @@ export class ClientSession {
   private settle(call: ClientCall, error: NearwireError | undefined, keepBuffered = false): void {
     if (call.done) return;
     call.done = true;
-    this.calls.delete(call.id);
+    this.calls.remove(call);
     call.deadline?.clear();
     if (call.onAbort !== undefined) call.signal?.removeEventListener("abort", call.onAbort);
     call.credit?.fail(error ?? CALL_FINISHED);
@@ -451,7 +453,7 @@ export class ClientSession {
         reason: "peer-closed",
         ...(error ? { cause: error } : {}),
       });
-    for (const call of [...this.calls.values()]) this.settle(call, this.closeError);
+    for (const call of this.calls.snapshot()) this.settle(call, this.closeError);
     this.resolveClosed(error);
   }
 }
@@ -498,6 +500,18 @@ export function timeoutError(timeoutMs: number): NearwireError {
     Code.DeadlineExceeded,
     `timeoutMs ${timeoutMs} ≤ 0: the deadline has already passed, the call was not sent`,
   );
+}
+
+/**
+ * The executor of every unary call's promise: hands its resolving functions over through two
+ * module variables (the executor runs synchronously inside `new Promise`), so a call makes no
+ * executor closure of its own.
+ */
+let capturedResolve: (value: unknown) => void = () => undefined;
+let capturedReject: (err: NearwireError) => void = () => undefined;
+function capture(resolve: (value: unknown) => void, reject: (err: NearwireError) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
 }
 
 /** A caller's `timeoutMs` as the wire's u32 (0 = none): at least 1, at most 2^32 − 1. */

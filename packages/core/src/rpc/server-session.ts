@@ -6,6 +6,7 @@ import { type ErrorReason, NearwireError } from "../nearwire-error.js";
 import type { Peer } from "../peer.js";
 import type { Metadata } from "../transport.js";
 import { decodeChecked, encodeChecked } from "./bound-method.js";
+import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
   CODEC_TRAILER,
@@ -54,7 +55,7 @@ export interface ServerSessionHost {
  */
 export class ServerSession {
   /** Calls with something pending, by id. */
-  readonly calls = new Map<number, ServerCall>();
+  readonly calls = new CallTable<ServerCall>();
   private readonly writer: EnvelopeWriter;
   /** `ctx.peer` of every call on this connection: one object per connection. */
   private readonly peer: Peer;
@@ -102,7 +103,7 @@ export class ServerSession {
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
   async shutdown(code: Code, message: string): Promise<void> {
     const shared = new NearwireError(code, message, { reason: "server-closing" });
-    for (const call of [...this.calls.values()])
+    for (const call of this.calls.snapshot())
       this.finish(call, code, message, SERVER_CLOSING, shared);
     await this.channel.close();
   }
@@ -224,8 +225,8 @@ export class ServerSession {
 
   /** Puts `call` in the table (with its deadline): something of it is pending. */
   private register(call: ServerCall, timeoutMs: number): void {
-    if (this.calls.get(call.id) === call) return;
-    this.calls.set(call.id, call);
+    if (this.calls.holds(call)) return;
+    this.calls.add(call);
     this.host.callsChanged();
     if (timeoutMs > 0) {
       call.deadlineTimer = new DeadlineTimer(timeoutMs, () =>
@@ -436,8 +437,7 @@ export class ServerSession {
   ): void {
     if (code !== Code.OK) call.abort(shared ?? new NearwireError(code, message));
     else call.deadlineTimer?.clear();
-    if (this.calls.get(call.id) !== call) return;
-    this.calls.delete(call.id);
+    if (!this.calls.remove(call)) return;
     this.host.callsChanged();
   }
 
@@ -477,7 +477,7 @@ export class ServerSession {
     const reason = error?.message ?? "connection closed";
     if (this.calls.size > 0) {
       const shared = new NearwireError(Code.Unavailable, `connection lost: ${reason}`);
-      for (const call of this.calls.values()) {
+      for (const call of this.calls.snapshot()) {
         call.finished = true;
         call.abort(shared);
       }
