@@ -93,19 +93,25 @@ CI
 
 const OPTIONAL_VALUE = new Set(["--json", "--markdown", "--svg", "--html"]);
 
+/**
+ * `argv` with each of `optional` (output flags whose file is optional: `--json`, `--markdown`)
+ * that has no value written as `--flag=`, so that `parseArgs` reads it as an empty value.
+ */
+export function withEmptyOptionalValues(
+  argv: readonly string[],
+  optional: ReadonlySet<string>,
+): string[] {
+  return argv.map((arg, i) => {
+    const next = argv[i + 1];
+    return optional.has(arg) && (next === undefined || next.startsWith("--")) ? `${arg}=` : arg;
+  });
+}
+
 /** Parses `argv` (without node and script). Throws NearwireError INVALID_ARGUMENT on bad input. */
 export function parseBenchArgs(argv: readonly string[]): BenchOptions {
-  const normalised: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const next = argv[i + 1];
-    if (OPTIONAL_VALUE.has(arg) && (next === undefined || next.startsWith("--")))
-      normalised.push(`${arg}=`);
-    else normalised.push(arg);
-  }
   let values: ReturnType<typeof parse>["values"];
   try {
-    values = parse(normalised).values;
+    values = parse(withEmptyOptionalValues(argv, OPTIONAL_VALUE)).values;
   } catch (cause) {
     throw new NearwireError(Code.InvalidArgument, (cause as Error).message, { cause });
   }
@@ -190,7 +196,8 @@ function bad(message: string): never {
   throw new NearwireError(Code.InvalidArgument, message);
 }
 
-function list(value: string | undefined): string[] | undefined {
+/** A comma-separated option as a list; undefined when absent; INVALID_ARGUMENT when empty. */
+export function list(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
   const items = value
     .split(",")
@@ -200,7 +207,8 @@ function list(value: string | undefined): string[] | undefined {
   return items;
 }
 
-function regex(source: string): RegExp {
+/** A `--filter` regex; INVALID_ARGUMENT when it does not compile. */
+export function regex(source: string): RegExp {
   try {
     return new RegExp(source);
   } catch (cause) {

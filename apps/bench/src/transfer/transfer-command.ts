@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { BenchOptions } from "../args.js";
+import { type BenchOptions, list, regex, withEmptyOptionalValues } from "../args.js";
 import { textTable } from "../format.js";
 import { defaultPin, machineInfo } from "../machine.js";
 import { loadPlugins } from "../plugins.js";
@@ -73,7 +73,7 @@ export async function selectTransferCases(sel: TransferSelection): Promise<Trans
 export async function runTransferCommand(argv: readonly string[]): Promise<number> {
   let values: ReturnType<typeof parse>["values"];
   try {
-    values = parse(normalise(argv)).values;
+    values = parse(withEmptyOptionalValues(argv, OPTIONAL_VALUE)).values;
     if (values.small === true && values.full === true)
       throw new Error("--small and --full together");
   } catch (err) {
@@ -84,28 +84,20 @@ export async function runTransferCommand(argv: readonly string[]): Promise<numbe
     process.stdout.write(TRANSFER_USAGE);
     return 0;
   }
-  let filter: RegExp | undefined;
+  let selection: Omit<TransferSelection, "profile">;
   try {
-    filter = values.filter === undefined ? undefined : new RegExp(values.filter);
-  } catch {
-    process.stderr.write(
-      `nearwire-bench transfer: --filter "${values.filter}" is not a valid regex\n`,
-    );
+    selection = {
+      filter: values.filter === undefined ? undefined : regex(values.filter),
+      transports: list(values.transports),
+      codecs: list(values.codecs),
+    };
+  } catch (err) {
+    process.stderr.write(`nearwire-bench transfer: ${(err as Error).message}\n`);
     return 2;
   }
   const profile: TransferProfile =
     values.small === true ? "small" : values.full === true ? "full" : "default";
-  const split = (s: string | undefined) =>
-    s
-      ?.split(",")
-      .map((x) => x.trim())
-      .filter(Boolean);
-  const cases = await selectTransferCases({
-    profile,
-    filter,
-    transports: split(values.transports),
-    codecs: split(values.codecs),
-  });
+  const cases = await selectTransferCases({ profile, ...selection });
   const toStdout = values.markdown === "-";
   const out = (l: string) => (toStdout ? process.stderr : process.stdout).write(`${l}\n`);
   if (values.list === true) {
@@ -155,15 +147,6 @@ export function printTransferTables(report: TransferReport, out: (line: string) 
 }
 
 const OPTIONAL_VALUE = new Set(["--json", "--markdown"]);
-
-function normalise(argv: readonly string[]): string[] {
-  return argv.map((arg, i) => {
-    const next = argv[i + 1];
-    return OPTIONAL_VALUE.has(arg) && (next === undefined || next.startsWith("--"))
-      ? `${arg}=`
-      : arg;
-  });
-}
 
 function parse(args: string[]) {
   return parseArgs({
