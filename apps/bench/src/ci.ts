@@ -34,7 +34,6 @@ const BIMODAL_MARGIN = 2;
 export const CI_RATIOS: readonly RatioDef[] = [
   lat("uds/raw/64B p50 ÷ bare-net-uds p50", "uds/raw/64B", "bare-net-uds/bytes/64B"),
   lat("uds-channel 64B p50 ÷ bare-net-uds p50", "uds-channel/frame/64B", "bare-net-uds/bytes/64B"),
-  lat("grpc-uds/json/64B p50 ÷ bare-grpc-js p50", "grpc-uds/json/64B", "bare-grpc-js/bytes/64B"),
   lat("shm-ring-spin/raw/64B p50 ÷ uds/raw/64B p50", "shm-ring-spin/raw/64B", "uds/raw/64B"),
   lat(
     "shm-ring-spin/raw/64B p50 ÷ shm-ring-spin-channel p50",

@@ -39,8 +39,10 @@ export interface TransportSuiteOptions {
   knownFailures?: string | URL;
   /**
    * This run repeats another run of the same transport on another address kind: the suites
-   * whose cost is the engine's rather than the socket's (ordering: 3 × `orderingMessages`
-   * messages) show as skipped here. Default false.
+   * that test the engine rather than the socket (ordering: 3 × `orderingMessages` messages,
+   * deadlines, cancellation, limits, backpressure, server set-up) show as skipped here; the
+   * suites where the address matters (lifecycle, call kinds, peer death, unknown method, swap
+   * transparency with its nothing-listens case) run. Default false.
    */
   addressVariant?: boolean;
   /**
@@ -55,7 +57,14 @@ export interface TransportSuiteOptions {
 }
 
 /** Suites an {@link TransportSuiteOptions.addressVariant} run skips. */
-const BULK_SUITES: ReadonlySet<string> = new Set(["ordering"]);
+const BULK_SUITES: ReadonlySet<string> = new Set([
+  "ordering",
+  "deadlines",
+  "cancellation",
+  "limits",
+  "backpressure",
+  "server setup",
+]);
 
 /** The suites, one behaviour each, in the order they run. */
 const SUITES = {

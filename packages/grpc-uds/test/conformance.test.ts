@@ -9,8 +9,9 @@ transportSuite({
   address: (tmp) => tmp.socketPath(),
 });
 
-// The abstract-name and TCP variants skip the 3 × 100,000-message ordering suite (~40 s of
-// grpc-js HTTP/2 streaming each, identical whatever the socket address); the path runs it.
+// The abstract-name and TCP variants run the suites where the address matters; the engine
+// suites (the 3 × 100,000-message ordering suite, ~40 s of grpc-js HTTP/2 streaming, deadlines,
+// limits, backpressure, …) are identical whatever the socket address and run once, on the path.
 transportSuite({
   name: "grpc-uds (abstract)",
   factoryModule,
