@@ -29,8 +29,14 @@ export const AB_LIMITS = {
   throughput: 0.5,
   /** msgs/s one way, higher is better: fails below this. */
   stream: 0.5,
-  /** codec ops/s, higher is better: fails below this. */
-  codec: 0.6,
+  /**
+   * codec ops/s, higher is better: fails below this. Looser than the transports: two
+   * clean-clone CI runs of code identical on both sides met codec rows at 0.535 (median; best
+   * runs 0.95) and 0.509 (median; best runs 0.491, protobuf encode) — tinybench micro-benchmarks
+   * of a few hundred ns per op, whose JIT state differs per process. 0.3 still fails a codec
+   * made 3× slower.
+   */
+  codec: 0.3,
 } as const;
 
 /**
