@@ -15,6 +15,7 @@ import {
   parseAddress,
   type StreamListener,
 } from "@nearwire/socket";
+import { DrainGate } from "./drain-gate.js";
 import { grpcServiceBinding } from "./server-handlers.js";
 import { addServerReflection, type ReflectedService } from "./server-reflection.js";
 
@@ -34,6 +35,7 @@ export class GrpcServer implements Server {
   readonly #socketMode: number;
   readonly #onBound: (address: string) => void;
   readonly #closeHooks: (() => void)[] = [];
+  readonly #gate = new DrainGate();
   #reflection: boolean;
   readonly #peers: PeerAuthorizationOptions;
   readonly #services: ReflectedService[] = [];
@@ -77,7 +79,7 @@ export class GrpcServer implements Server {
         `addService(${service.typeName}) after listen`,
       );
     }
-    const binding = grpcServiceBinding(bindHandlers(service, impl, options.codec));
+    const binding = grpcServiceBinding(bindHandlers(service, impl, options.codec), this.#gate);
     try {
       this.#grpc.addService(binding.definition, binding.implementation);
     } catch (cause) {
@@ -147,9 +149,12 @@ export class GrpcServer implements Server {
 
   /**
    * Calls the services' `onServerClose` hooks (the health service goes NOT_SERVING), stops
-   * accepting and removes the socket file, then `tryShutdown` (GOAWAY; calls in flight may
-   * finish) for up to `graceMs` (default {@link DEFAULT_GRACE_MS}), then `forceShutdown`
-   * (remaining calls are cancelled: their handlers' `ctx.signal` aborts).
+   * accepting and removes the socket file, and drains: a new call on a connection still open
+   * is answered UNAVAILABLE `server-closing`, calls in flight run on for up to `graceMs`
+   * (default {@link DEFAULT_GRACE_MS}). Then `tryShutdown` (HTTP/2 GOAWAY) once they have all
+   * ended, or `forceShutdown` at the end of the grace period (the remaining calls are
+   * cancelled: their handlers' `ctx.signal` aborts, their clients see UNAVAILABLE
+   * `server-closing`).
    */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
@@ -164,16 +169,20 @@ export class GrpcServer implements Server {
     for (const hook of this.#closeHooks) hook();
     const graceMs = options?.graceMs ?? DEFAULT_GRACE_MS;
     const listenerClosed = (this.#listener as StreamListener).close();
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#grpc.forceShutdown();
-        resolve();
-      }, graceMs);
-      this.#grpc.tryShutdown(() => {
-        clearTimeout(timer);
-        resolve();
-      });
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), graceMs);
     });
+    const drained = await Promise.race([this.#gate.drain().then(() => true), graceOver]);
+    if (drained) {
+      // No call is open: GOAWAY, and the connections close (capped by what is left of the grace).
+      await Promise.race([
+        new Promise<void>((resolve) => this.#grpc.tryShutdown(() => resolve())),
+        graceOver,
+      ]);
+    }
+    clearTimeout(timer);
+    this.#grpc.forceShutdown();
     await listenerClosed;
   }
 }

@@ -1,6 +1,7 @@
 /** GrpcHandlerContext: a handler's context over a grpc-js server call. */
 import type { Metadata as GrpcMetadata } from "@grpc/grpc-js";
 import { Code, type HandlerContext, type Metadata, NearwireError, type Peer } from "@nearwire/core";
+import type { DrainGate } from "./drain-gate.js";
 import { fromGrpcMetadata } from "./grpc-metadata.js";
 
 /** The part of a grpc-js server call a {@link GrpcHandlerContext} reads. */
@@ -31,10 +32,18 @@ export class GrpcHandlerContext implements HandlerContext {
   #controller: AbortController | undefined;
   #peer: Peer | undefined;
   #onCancelled: (() => void) | undefined;
+  /** The server's gate while this call counts as open (until finished or ended by grpc-js). */
+  #gate: DrainGate | undefined;
+  readonly #onGone = (): void => this.#release();
 
-  constructor(method: string, call: ServerCallLike) {
+  constructor(method: string, call: ServerCallLike, gate?: DrainGate) {
     this.method = method;
     this.#call = call;
+    if (gate !== undefined) {
+      gate.enter();
+      this.#gate = gate;
+      call.once("cancelled", this.#onGone);
+    }
     const deadline = call.getDeadline();
     this.deadline =
       deadline instanceof Date
@@ -86,6 +95,16 @@ export class GrpcHandlerContext implements HandlerContext {
   finish(): void {
     this.finished = true;
     if (this.#onCancelled !== undefined) this.#call.off("cancelled", this.#onCancelled);
+    this.#release();
+  }
+
+  /** The call no longer counts as open on the server's gate (once). */
+  #release(): void {
+    const gate = this.#gate;
+    if (gate === undefined) return;
+    this.#gate = undefined;
+    this.#call.off("cancelled", this.#onGone);
+    gate.leave();
   }
 
   /** The error a cancelled call's handler sees: DEADLINE_EXCEEDED past the deadline, else CANCELLED. */

@@ -10,6 +10,7 @@ import type {
 import { Code, type MessageCodec, type MethodDefinition, NearwireError } from "@nearwire/core";
 import type { ServedMethod } from "@nearwire/core/transport-kit";
 import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
+import type { DrainGate } from "./drain-gate.js";
 import { GrpcHandlerContext } from "./handler-context.js";
 import { decodeError, identity, serializerFor } from "./serialize.js";
 import { untilAny } from "./until-event.js";
@@ -29,7 +30,10 @@ export interface GrpcServiceBinding {
  * Requests are not decoded by grpc-js (its deserializer failure is INTERNAL): the raw bytes reach
  * the handler wrapper, which decodes them and answers INVALID_ARGUMENT when the codec refuses.
  */
-export function grpcServiceBinding(methods: readonly ServedMethod[]): GrpcServiceBinding {
+export function grpcServiceBinding(
+  methods: readonly ServedMethod[],
+  gate: DrainGate,
+): GrpcServiceBinding {
   const definition: GrpcServiceBinding["definition"] = {};
   const implementation: GrpcServiceBinding["implementation"] = {};
   for (const { bound, impl } of methods) {
@@ -46,7 +50,7 @@ export function grpcServiceBinding(methods: readonly ServedMethod[]): GrpcServic
       responseDeserialize: identity,
       originalName: name,
     };
-    implementation[name] = wrapHandler(kind, path, impl as AnyFn, input, codec);
+    implementation[name] = wrapHandler(kind, path, impl as AnyFn, input, codec, gate);
   }
   return { definition, implementation };
 }
@@ -57,11 +61,18 @@ function wrapHandler(
   handler: AnyFn,
   input: MessageCodec<unknown>,
   codecName: string,
+  gate: DrainGate,
 ): UntypedHandleCall {
+  // Every call counts on the gate from its context's creation until its status is decided; one
+  // that arrives while the server drains is answered UNAVAILABLE `server-closing` at once.
   switch (kind) {
     case "unary":
       return (call: ServerUnaryCall<Buffer, unknown>, callback: sendUnaryData<unknown>) => {
-        const ctx = new GrpcHandlerContext(path, call);
+        const ctx = new GrpcHandlerContext(path, call, gate);
+        if (gate.draining) {
+          fail(ctx, callback, gate.refusal());
+          return;
+        }
         let request: unknown;
         try {
           request = input.decode(call.request);
@@ -73,7 +84,11 @@ function wrapHandler(
       };
     case "client_streaming":
       return (call: ServerReadableStream<Buffer, unknown>, callback: sendUnaryData<unknown>) => {
-        const ctx = new GrpcHandlerContext(path, call);
+        const ctx = new GrpcHandlerContext(path, call, gate);
+        if (gate.draining) {
+          fail(ctx, callback, gate.refusal());
+          return;
+        }
         const onDecodeError = (err: NearwireError) => fail(ctx, callback, err);
         respond(ctx, callback, () =>
           handler(decodeStream(call, input, codecName, ctx, onDecodeError), ctx),
@@ -81,7 +96,11 @@ function wrapHandler(
       };
     case "server_streaming":
       return (call: ServerWritableStream<Buffer, unknown>) => {
-        const ctx = new GrpcHandlerContext(path, call);
+        const ctx = new GrpcHandlerContext(path, call, gate);
+        if (gate.draining) {
+          endWithError(ctx, call, gate.refusal());
+          return;
+        }
         let request: unknown;
         try {
           request = input.decode(call.request);
@@ -93,7 +112,11 @@ function wrapHandler(
       };
     case "bidi_streaming":
       return (call: ServerDuplexStream<Buffer, unknown>) => {
-        const ctx = new GrpcHandlerContext(path, call);
+        const ctx = new GrpcHandlerContext(path, call, gate);
+        if (gate.draining) {
+          endWithError(ctx, call, gate.refusal());
+          return;
+        }
         const onDecodeError = (err: NearwireError) => endWithError(ctx, call, err);
         void writeAll(ctx, call, () =>
           handler(decodeStream(call, input, codecName, ctx, onDecodeError), ctx),

@@ -132,6 +132,42 @@ export function swapTransparencySuite(h: SuiteHarness): void {
 
     h.test(
       S,
+      "a new call on an open connection while the server drains: UNAVAILABLE, server-closing",
+      async () => {
+        const server = await h.startServer({ graceMs: 600 });
+        const c = await h.connect(server.address);
+        try {
+          const tag = newTag("draining");
+          // A call in flight keeps the server draining (it waits for it up to graceMs).
+          const pending = c.client.sleep({ tag, ms: 30_000 });
+          pending.catch(() => {});
+          await waitFor("the sleep handler to start", async () => {
+            const st = await c.client.stats({ tag });
+            return st.tagStarted >= 1 ? st : undefined;
+          });
+          const stopped = server.stop();
+          // The server has begun to drain once it stopped listening (the address is gone).
+          const e = await waitFor("a call refused by the draining server", async () => {
+            try {
+              await c.client.echo({ id: 1, text: "late" }, { timeoutMs: 2000 });
+              return undefined;
+            } catch (err) {
+              return err as { code: number; reason?: string; message: string };
+            }
+          });
+          assert.equal(e.code, Code.Unavailable, e.message);
+          assert.equal(e.reason, "server-closing", e.message);
+          await expectCode(pending, Code.Unavailable, "the sleep cut short by the grace period");
+          await stopped;
+        } finally {
+          await h.disconnect(c);
+        }
+      },
+      { timeoutMs: 30_000 },
+    );
+
+    h.test(
+      S,
       "connect where nothing listens: UNAVAILABLE, nothing-listens, naming the address",
       async () => {
         const address = await h.newAddress();
