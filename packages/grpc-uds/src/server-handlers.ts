@@ -9,8 +9,8 @@ import type {
 } from "@grpc/grpc-js";
 import { Code, type MessageCodec, type MethodDefinition, NearwireError } from "@nearwire/core";
 import type { ServedMethod } from "@nearwire/core/transport-kit";
-import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
 import type { DrainGate } from "./drain-gate.js";
+import { toGrpcMetadata, toGrpcStatus } from "./grpc-metadata.js";
 import { GrpcHandlerContext } from "./handler-context.js";
 import { decodeError, identity, serializerFor } from "./serialize.js";
 import { untilAny } from "./until-event.js";
