@@ -5,6 +5,7 @@
 import type { Socket } from "node:net";
 import { Code, isCode, NearwireError } from "@nearwire/core";
 import { isErrorReason } from "@nearwire/core/transport-kit";
+import { SNIFF_BYTES, sniffForeignProtocol } from "@nearwire/socket";
 
 /*
  * Handshake on the control socket (PROTOCOL.md section 6): frames of
@@ -115,11 +116,20 @@ export class HandshakeReader {
     | undefined;
   private failure: NearwireError | undefined;
   private readonly timer: NodeJS.Timeout;
+  /** Client side: the server's address, until its first bytes have been judged. */
+  private sniffing: string | undefined;
 
+  /**
+   * `server`: on a client, the address it connected to; the server's first bytes are then
+   * checked for another protocol's (an HTTP/2 server's SETTINGS: a grpc-uds server), which
+   * fails FAILED_PRECONDITION `transport-mismatch` naming the package to use (PROTOCOL.md §6.1).
+   */
   constructor(
     private readonly socket: Socket,
     timeoutMs: number,
+    server?: string,
   ) {
+    this.sniffing = server;
     socket.on("data", this.onData);
     socket.on("close", this.onClose);
     socket.on("error", this.onError);
@@ -183,6 +193,22 @@ export class HandshakeReader {
 
   private parse(): void {
     if (!this.waiter || this.buf.length < 4) return;
+    if (this.sniffing !== undefined) {
+      // Every real handshake frame is longer than SNIFF_BYTES (a length and a JSON object).
+      if (this.buf.length < SNIFF_BYTES) return;
+      const foreign = sniffForeignProtocol(this.buf, "client");
+      if (foreign !== undefined && foreign.package !== "@nearwire/shm-ring") {
+        this.fail(
+          new NearwireError(
+            Code.FailedPrecondition,
+            `the server at ${this.sniffing} speaks ${foreign.name}, not the shm-ring handshake${foreign.package === undefined ? "" : `: connect with ${foreign.package}`}`,
+            { reason: "transport-mismatch" },
+          ),
+        );
+        return;
+      }
+      this.sniffing = undefined;
+    }
     const n = this.buf.readUInt32BE(0);
     if (n > MAX_HANDSHAKE_BYTES) {
       this.fail(

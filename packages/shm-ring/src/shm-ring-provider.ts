@@ -257,7 +257,7 @@ async function accept(
 }
 
 async function handshakeClient(socket: Socket, opts: Resolved, address: string): Promise<Channel> {
-  const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
+  const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs, address);
   try {
     socket.write(
       encodeHandshake({

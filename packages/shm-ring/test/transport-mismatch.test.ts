@@ -42,3 +42,31 @@ it("an shm-ring client at a uds server: the server's error frame names the misma
     server.close();
   }
 });
+
+it("an shm-ring client at a grpc-uds server: HTTP/2's SETTINGS is named, with the package to use", async () => {
+  // A real grpc-uds server (grpc-js over HTTP/2): it sends SETTINGS first, then GOAWAY for the
+  // handshake it cannot read. Before, the client saw INTERNAL "handshake frame is not JSON".
+  const { createGrpcTransport } = await import("@nearwire/grpc-uds");
+  const path = tmp.sock("grpc");
+  const server = createGrpcTransport({ address: path }).createServer();
+  await server.listen();
+  try {
+    await assert.rejects(
+      createShmRingTransport({ address: path }).connect(),
+      (e: NearwireError) => {
+        assert.equal(e.code, Code.FailedPrecondition);
+        assert.equal(e.reason, "transport-mismatch");
+        assert.equal(
+          e.message,
+          `the server at ${path} speaks HTTP/2 (gRPC), not the shm-ring handshake: connect with @nearwire/grpc-uds`,
+        );
+        return true;
+      },
+    );
+    // The server is unharmed: a grpc-uds client still calls it (its health service answers).
+    const conn = await createGrpcTransport({ address: path }).connect();
+    await conn.close();
+  } finally {
+    await server.close();
+  }
+});

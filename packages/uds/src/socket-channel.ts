@@ -38,7 +38,7 @@ import {
   writeFrameHeader,
   writeFrameTrailer,
 } from "@nearwire/frame";
-import { SNIFF_BYTES, sniffForeignProtocol } from "./foreign-protocol.js";
+import { SNIFF_BYTES, sniffForeignProtocol } from "@nearwire/socket";
 
 /** Largest first-frame payload a server accepts before the preface completes (bytes). */
 export const PREFACE_MAX_PAYLOAD_BYTES = 64;

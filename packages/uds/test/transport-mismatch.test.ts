@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
-import { sniffForeignProtocol } from "../src/foreign-protocol.js";
+import { sniffForeignProtocol } from "@nearwire/socket";
 import { createUdsChannelProvider, createUdsTransport } from "../src/index.js";
 import { tempDir } from "./helpers.js";
 
