@@ -17,10 +17,21 @@ function flow(credit: InboundCredit, n: number, bytes: number): number[] {
 describe("InboundCredit (receive window, PROTOCOL.md §5.4)", () => {
   it("small messages: the window grows to the cap by granting more than was consumed", () => {
     const credit = new InboundCredit();
-    const grants = flow(credit, 2000, 64);
+    const grants = flow(credit, 20_000, 64);
+    assert.equal(MAX_WINDOW_MESSAGES, 4096);
     assert.equal(grants[0], 16 + (MAX_WINDOW_MESSAGES - INITIAL_CREDIT), "first grant widens");
+    assert.ok(grants.length >= 8, `${grants.length} grants`);
     assert.ok(
       grants.slice(1).every((g) => g === MAX_WINDOW_MESSAGES / 2),
+      `${grants}`,
+    );
+  });
+
+  it("1 KiB messages: the window stops at 1 MiB of messages (1,024)", () => {
+    const grants = flow(new InboundCredit(), 20_000, 1024);
+    assert.equal(grants[0], 16 + (1024 - INITIAL_CREDIT));
+    assert.ok(
+      grants.slice(1).every((g) => g === 512),
       `${grants}`,
     );
   });
