@@ -7,6 +7,17 @@ import { leakCheckedTempDir } from "./fixtures/helpers.js";
 
 const tmp = leakCheckedTempDir("nw-shm-mismatch-");
 
+/** An shm-ring connect to `path` fails FAILED_PRECONDITION `transport-mismatch` saying `message`. */
+async function expectMismatch(path: string, message: RegExp | string): Promise<void> {
+  await assert.rejects(createShmRingTransport({ address: path }).connect(), (e: NearwireError) => {
+    assert.equal(e.code, Code.FailedPrecondition);
+    assert.equal(e.reason, "transport-mismatch");
+    if (typeof message === "string") assert.equal(e.message, message);
+    else assert.match(e.message, message);
+    return true;
+  });
+}
+
 it("an shm-ring client at a uds server: the server's error frame names the mismatch at once", async () => {
   // What a @nearwire/uds server answers an shm-ring handshake (PROTOCOL.md §4.2).
   const json = Buffer.from(
@@ -29,15 +40,7 @@ it("an shm-ring client at a uds server: the server's error frame names the misma
   });
   await new Promise<void>((resolve) => server.listen(path, resolve));
   try {
-    await assert.rejects(
-      createShmRingTransport({ address: path }).connect(),
-      (e: NearwireError) => {
-        assert.equal(e.code, Code.FailedPrecondition);
-        assert.equal(e.reason, "transport-mismatch");
-        assert.match(e.message, /this is a @nearwire\/uds server/);
-        return true;
-      },
-    );
+    await expectMismatch(path, /this is a @nearwire\/uds server/);
   } finally {
     server.close();
   }
@@ -51,17 +54,9 @@ it("an shm-ring client at a grpc-uds server: HTTP/2's SETTINGS is named, with th
   const server = createGrpcTransport({ address: path }).createServer();
   await server.listen();
   try {
-    await assert.rejects(
-      createShmRingTransport({ address: path }).connect(),
-      (e: NearwireError) => {
-        assert.equal(e.code, Code.FailedPrecondition);
-        assert.equal(e.reason, "transport-mismatch");
-        assert.equal(
-          e.message,
-          `the server at ${path} speaks HTTP/2 (gRPC), not the shm-ring handshake: connect with @nearwire/grpc-uds`,
-        );
-        return true;
-      },
+    await expectMismatch(
+      path,
+      `the server at ${path} speaks HTTP/2 (gRPC), not the shm-ring handshake: connect with @nearwire/grpc-uds`,
     );
     // The server is unharmed: a grpc-uds client still calls it (its health service answers).
     const conn = await createGrpcTransport({ address: path }).connect();

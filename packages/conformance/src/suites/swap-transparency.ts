@@ -105,48 +105,49 @@ export function swapTransparencySuite(h: SuiteHarness): void {
       await stillWorks();
     });
 
+    /**
+     * Starts a server with `graceMs`, connects, starts a 30 s `sleep` call (which keeps the
+     * server draining until the grace period cuts it short), begins `server.stop()`, and hands
+     * the call to `check`.
+     */
+    const whileClosing = async (
+      graceMs: number,
+      check: (c: Awaited<ReturnType<typeof h.connect>>, pending: Promise<unknown>) => Promise<void>,
+    ): Promise<void> => {
+      const server = await h.startServer({ graceMs });
+      const c = await h.connect(server.address);
+      try {
+        const tag = newTag("closing");
+        const pending = c.client.sleep({ tag, ms: 30_000 });
+        pending.catch(() => {});
+        await waitFor("the sleep handler to start", async () => {
+          const st = await c.client.stats({ tag });
+          return st.tagStarted >= 1 ? st : undefined;
+        });
+        const stopped = server.stop();
+        await check(c, pending);
+        await stopped;
+      } finally {
+        await h.disconnect(c);
+      }
+    };
+
     h.test(
       S,
       "a call the server's close cuts short: UNAVAILABLE, server-closing",
-      async () => {
-        const server = await h.startServer({ graceMs: 100 });
-        const c = await h.connect(server.address);
-        try {
-          const tag = newTag("closing");
-          const pending = c.client.sleep({ tag, ms: 30_000 });
-          pending.catch(() => {});
-          await waitFor("the sleep handler to start", async () => {
-            const st = await c.client.stats({ tag });
-            return st.tagStarted >= 1 ? st : undefined;
-          });
-          const stopped = server.stop();
+      () =>
+        whileClosing(100, async (_c, pending) => {
           const e = await expectCode(pending, Code.Unavailable, "sleep while the server closes");
           assert.equal(e.reason, "server-closing", e.message);
-          await stopped;
-        } finally {
-          await h.disconnect(c);
-        }
-      },
+        }),
       { timeoutMs: 30_000 },
     );
 
     h.test(
       S,
       "a new call on an open connection while the server drains: UNAVAILABLE, server-closing",
-      async () => {
-        const server = await h.startServer({ graceMs: 600 });
-        const c = await h.connect(server.address);
-        try {
-          const tag = newTag("draining");
-          // A call in flight keeps the server draining (it waits for it up to graceMs).
-          const pending = c.client.sleep({ tag, ms: 30_000 });
-          pending.catch(() => {});
-          await waitFor("the sleep handler to start", async () => {
-            const st = await c.client.stats({ tag });
-            return st.tagStarted >= 1 ? st : undefined;
-          });
-          const stopped = server.stop();
-          // The server has begun to drain once it stopped listening (the address is gone).
+      () =>
+        whileClosing(600, async (c, pending) => {
           const e = await waitFor("a call refused by the draining server", async () => {
             try {
               await c.client.echo({ id: 1, text: "late" }, { timeoutMs: 2000 });
@@ -158,11 +159,7 @@ export function swapTransparencySuite(h: SuiteHarness): void {
           assert.equal(e.code, Code.Unavailable, e.message);
           assert.equal(e.reason, "server-closing", e.message);
           await expectCode(pending, Code.Unavailable, "the sleep cut short by the grace period");
-          await stopped;
-        } finally {
-          await h.disconnect(c);
-        }
-      },
+        }),
       { timeoutMs: 30_000 },
     );
 
