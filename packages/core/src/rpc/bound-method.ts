@@ -132,6 +132,13 @@ export function decodeChecked(
   }
 }
 
+/**
+ * Up to this many bytes a copy is `slice()`: V8 keeps a typed array this small on its heap
+ * (`typed_array_max_size_in_heap`), one allocation, faster than a slab view and its `set`
+ * (103–131 ns against 180–230 ns for 16–64 B here); above it `slice()` allocates off-heap
+ * (1–2 µs), so larger copies come from the slab.
+ */
+const ON_HEAP_COPY_MAX_BYTES = 64;
 /** Copies up to this many bytes into the shared slab; larger messages get their own buffer. */
 const SLAB_COPY_MAX_BYTES = 4096;
 const SLAB_BYTES = 256 * 1024;
@@ -145,7 +152,7 @@ let slabUsed = 0;
  */
 function keepCopy(bytes: Uint8Array): Uint8Array {
   const n = bytes.byteLength;
-  if (n > SLAB_COPY_MAX_BYTES) return bytes.slice();
+  if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES) return bytes.slice();
   if (slabUsed + n > SLAB_BYTES) {
     slab = new Uint8Array(SLAB_BYTES);
     slabUsed = 0;
