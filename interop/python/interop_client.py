@@ -418,6 +418,7 @@ def test_receiver_rules(path, impl):
         ("CREDIT on an active call", HOLDF(1) + CRED(1, 5) + SAYF(2), ["2:0"], None),
         ("CREDIT on a half-closed call", HOLDF(1) + END(1) + CRED(1, 5) + SAYF(2), ["2:0"], None),
         ("STATUS at a server, active call", HOLDF(1) + F(nw.STATUS, nw.encode_status(1, 0)), [], 13),
+        ("STATUS at a server, half-closed call", HOLDF(1) + END(1) + F(nw.STATUS, nw.encode_status(1, 0)), [], 13),
         ("STATUS at a server, ended call", SAYF(1) + F(nw.STATUS, nw.encode_status(1, 0)), ["1:0"], 13),
         ("unary with a second MESSAGE: the call fails INVALID_ARGUMENT, the connection stays",
          REQ(1, S) + MSG(1) + MSG(1) + SAYF(2), ["1:3", "2:0"], None),
@@ -479,12 +480,12 @@ def test_receiver_rules(path, impl):
     for label, data in [
         ("REQUEST without HAS_MESSAGE but with bytes after the method",
          F(nw.REQUEST, nw.encode_request(1, SAY, None, True) + ADA)),
-        ("REQUEST with HAS_METADATA and a count of 0", REQ(1, T + "Echo", b"{}", True, flags=0x07) [:0] +
+        ("REQUEST with HAS_METADATA and a count of 0",
          F(nw.REQUEST, struct.pack(">IBIB", 1, 7, 0, len(T + "Echo")) + (T + "Echo").encode() + b"\0\0" + b"{}")),
         ("MESSAGE for a skipped id below the last (REQUEST 1, 7; MESSAGE 4): §5.7 says violation, "
          "§5.10's states say not 'unused'", SAYF(1) + SAYF(7) + MSG(4)),
         ("REQUEST with timeoutMs 1 (expires at once)", REQ(1, T + "Sleep", b'{"ms":500}', True, timeout=1)),
-        ("END on a unary call already half-closed by END_STREAM", SAYF(1)[:0] + REQ(1, T + "Sleep", b'{"ms":300}', True) + END(1)),
+        ("END on a unary call already half-closed by END_STREAM", REQ(1, T + "Sleep", b'{"ms":300}', True) + END(1)),
         ("burst: REQUEST Sleep 50 ms (END_STREAM) + MESSAGE for it (half-closed: violation)",
          REQ(1, T + "Sleep", b'{"ms":50}', True) + MSG(1)),
     ]:

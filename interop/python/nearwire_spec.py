@@ -516,6 +516,8 @@ def client_preface(path: str, max_frame_bytes: int = DEFAULT_MAX_FRAME,
     if ftype == GOAWAY:
         code, text = decode_goaway(payload)
         fs.close()
+        if code == OK:  # a refusal 'without error': §4 does not say; nearwire reports UNAVAILABLE
+            raise NearwireError(UNAVAILABLE, f"server closed the connection with GOAWAY(0): {text}")
         raise NearwireError(code, f"server refused: {text}", text if text else None)
     if ftype != HELLO:
         fs.goaway_and_close(INVALID_ARGUMENT, "bad-preface")
@@ -831,18 +833,6 @@ class ServerCall:
     def sleep(self, seconds: float):
         if self.cancelled.wait(seconds):
             raise Cancelled()
-
-
-class Service:
-    """Handlers over bytes. kind: unary | server_streaming | client_streaming | bidi_streaming.
-    unary(req, call) -> bytes; server_streaming(req, call) -> iterable of bytes;
-    client_streaming(iter, call) -> bytes; bidi_streaming(iter, call) -> iterable of bytes."""
-
-    def __init__(self):
-        self.methods: dict[str, tuple[str, object]] = {}
-
-    def add(self, path: str, kind: str, fn):
-        self.methods[path] = (kind, fn)
 
 
 class ServerConn:
