@@ -1,7 +1,12 @@
 export type { BindSocketFileOptions } from "./bind-socket-file.js";
 export { bindSocketFile } from "./bind-socket-file.js";
 export type { ForeignProtocol } from "./foreign-protocol.js";
-export { SNIFF_BYTES, sniffForeignProtocol } from "./foreign-protocol.js";
+export {
+  SHM_SNIFF_BYTES,
+  SNIFF_BYTES,
+  sniffForeignProtocol,
+  sniffWants,
+} from "./foreign-protocol.js";
 export { nothingListens, probeListener } from "./nothing-listens.js";
 export type { PeerGate } from "./peer-gate.js";
 export { checkPeerAuthorization, createPeerGate, peerRefused } from "./peer-gate.js";

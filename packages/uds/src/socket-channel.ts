@@ -38,7 +38,7 @@ import {
   writeFrameHeader,
   writeFrameTrailer,
 } from "@nearwire/frame";
-import { SNIFF_BYTES, sniffForeignProtocol } from "@nearwire/socket";
+import { sniffForeignProtocol, sniffWants } from "@nearwire/socket";
 
 /** Largest first-frame payload a server accepts before the preface completes (bytes). */
 export const PREFACE_MAX_PAYLOAD_BYTES = 64;
@@ -94,7 +94,7 @@ export class SocketChannel implements Channel {
   readonly #role: "client" | "server";
   readonly #decoder: FrameDecoder;
   #state: State = "preface";
-  /** The peer's first bytes until {@link SNIFF_BYTES} are in (transport mismatch); then undefined. */
+  /** The peer's first bytes until they can be judged (`sniffWants`, transport mismatch); then undefined. */
   #head: Buffer | undefined = Buffer.alloc(0);
   #peerMaxFrameBytes = 0;
   #handler: ChannelHandler | undefined;
@@ -350,11 +350,23 @@ export class SocketChannel implements Channel {
 
   #onData(chunk: Buffer): void {
     if (this.#state === "closed") return;
-    if (this.#head !== undefined && this.#sniff(chunk)) return;
+    let data = chunk;
+    if (this.#head !== undefined) {
+      // The peer's first bytes are held until they can be judged (§4.2): another transport's
+      // protocol is named, not read as frames.
+      const head = this.#head.length === 0 ? chunk : Buffer.concat([this.#head, chunk]);
+      if (head.length < sniffWants(head, this.#role, PREFACE_MAX_PAYLOAD_BYTES)) {
+        this.#head = Buffer.from(head);
+        return;
+      }
+      this.#head = undefined;
+      if (this.#foreign(head)) return;
+      data = head;
+    }
     try {
       // A plain Uint8Array view of the chunk: the frames cut from it are then made by the
       // built-in TypedArray subarray, not Buffer's (about 100 ns less per frame).
-      this.#decoder.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      this.#decoder.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
     } catch (err) {
       this.#onStreamError(err);
       return;
@@ -501,14 +513,7 @@ export class SocketChannel implements Channel {
    * Judges the peer's first bytes: true (and the channel failed with FAILED_PRECONDITION
    * `transport-mismatch`) when they are another protocol's (PROTOCOL.md §4.2).
    */
-  #sniff(chunk: Buffer): boolean {
-    const head =
-      (this.#head as Buffer).length === 0 ? chunk : Buffer.concat([this.#head as Buffer, chunk]);
-    if (head.length < SNIFF_BYTES) {
-      this.#head = Buffer.from(head);
-      return false;
-    }
-    this.#head = undefined;
+  #foreign(head: Buffer): boolean {
     const foreign = sniffForeignProtocol(head, this.#role);
     if (foreign === undefined) return false;
     if (this.#role === "client") {

@@ -47,18 +47,26 @@ describe("transport mismatch (PROTOCOL.md §4.2)", () => {
     tmp.cleanup();
   });
 
-  it("an shm-ring client at a uds server gets an shm-ring error frame naming the mismatch", async () => {
+  /** Writes `pieces` to the server (10 ms apart) and returns all it answered before closing. */
+  async function exchange(pieces: Buffer[]): Promise<Buffer> {
     const sock = net.connect(path);
     const chunks: Buffer[] = [];
-    await new Promise<void>((resolve, reject) => {
+    const closed = new Promise<void>((resolve, reject) => {
       sock.on("data", (d: Buffer) => chunks.push(d));
       sock.on("close", () => resolve());
       sock.on("error", reject);
-      sock.write(
-        shmFrame({ magic: "nearwire-shm", layout: 1, pid: process.pid, maxFrameBytes: 4259840 }),
-      );
     });
-    const all = Buffer.concat(chunks);
+    for (const piece of pieces) {
+      if (sock.destroyed) break;
+      sock.write(piece);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await closed;
+    return Buffer.concat(chunks);
+  }
+
+  /** Reads a server's shm-ring error frame and checks it names the mismatch. */
+  function assertShmMismatch(all: Buffer): void {
     const n = all.readUInt32BE(0);
     const reply = JSON.parse(all.subarray(4, 4 + n).toString()) as {
       error: { code: number; reason: string; message: string };
@@ -66,8 +74,36 @@ describe("transport mismatch (PROTOCOL.md §4.2)", () => {
     assert.equal(reply.error.code, Code.FailedPrecondition);
     assert.equal(reply.error.reason, "transport-mismatch");
     assert.match(reply.error.message, /this is a @nearwire\/uds server .*shm-ring/);
-    const last = rejected.at(-1);
-    assert.equal(last?.reason, "transport-mismatch");
+    assert.equal(rejected.at(-1)?.reason, "transport-mismatch");
+  }
+
+  const shmHello = shmFrame({
+    magic: "nearwire-shm",
+    layout: 1,
+    pid: process.pid,
+    maxFrameBytes: 4259840,
+  });
+
+  it("an shm-ring client at a uds server gets an shm-ring error frame naming the mismatch", async () => {
+    assertShmMismatch(await exchange([shmHello]));
+  });
+
+  it("the same when the handshake's length arrives alone (a length of 65-4096 waits for its 5th byte)", async () => {
+    // Found by the Python-from-spec check: the 4 length bytes alone (71 > 64) were refused as a
+    // bad preface with a frame-v1 GOAWAY, which an shm-ring client cannot read.
+    assertShmMismatch(await exchange([shmHello.subarray(0, 4), shmHello.subarray(4)]));
+    assertShmMismatch(
+      await exchange(
+        [...shmHello.subarray(0, 6)].map((b) => Buffer.from([b])).concat(shmHello.subarray(6)),
+      ),
+    );
+  });
+
+  it("a length of 65-4096 whose 5th byte is not `{` is a bad preface once that byte is in", async () => {
+    const all = await exchange([Buffer.from([0, 0, 0, 71]), Buffer.from([0x80])]);
+    assert.equal(all[4], 0x02, "a frame-v1 GOAWAY");
+    assert.equal(all[5], Code.InvalidArgument);
+    assert.equal(rejected.at(-1)?.reason, "bad-preface");
   });
 
   it("a uds client at an HTTP/2 (gRPC) server: FAILED_PRECONDITION naming @nearwire/grpc-uds", async () => {
@@ -117,6 +153,7 @@ describe("transport mismatch (PROTOCOL.md §4.2)", () => {
       assert.equal(sniffForeignProtocol(hello, role), undefined);
       assert.equal(sniffForeignProtocol(goaway, role), undefined);
       assert.equal(sniffForeignProtocol(hello.subarray(0, 8), role), undefined, "too few bytes");
+      assert.equal(sniffForeignProtocol(shmHello.subarray(0, 4), role), undefined, "4 bytes");
     }
     assert.equal(sniffForeignProtocol(HTTP2_SETTINGS, "server"), undefined);
   });
