@@ -10,8 +10,8 @@ import {
   messageType,
   serverStreaming,
   unary,
-} from "/work/main/packages/core/dist/index.js";
-import { createUdsTransport } from "/work/main/packages/uds/dist/index.js";
+} from "../../packages/core/dist/index.js";
+import { createUdsTransport } from "../../packages/uds/dist/index.js";
 
 const [label, mainPath, impl = "python", badPrefix] = process.argv.slice(2);
 const T = (n) => messageType(n);
@@ -106,7 +106,9 @@ await section("calls", async () => {
     await test.Events({});
     const fixed = await collectAll(test.Count({ n: 600, size: 1001, fixed: true }));
     const grants = (await test.Events({})).events
-      .filter((e) => e.event === "credit-received" && e.detail[1] === "/nearwire.interop.Test/Count")
+      .filter(
+        (e) => e.event === "credit-received" && e.detail[1] === "/nearwire.interop.Test/Count",
+      )
       .map((e) => e.detail[2]);
     // §5.4's reference window, for 600 messages of 1016 B each
     const want = [];
@@ -121,7 +123,9 @@ await section("calls", async () => {
       want.push(consumed + growth);
       consumed = 0;
     }
-    info(`nearwire client's CREDIT grants for 600 x 1016 B messages: ${JSON.stringify(grants)} (reference ${JSON.stringify(want)})`);
+    info(
+      `nearwire client's CREDIT grants for 600 x 1016 B messages: ${JSON.stringify(grants)} (reference ${JSON.stringify(want)})`,
+    );
     check(
       "the nearwire client's grants follow §5.4's reference window",
       fixed.length === 600 && JSON.stringify(grants) === JSON.stringify(want),
@@ -131,14 +135,22 @@ await section("calls", async () => {
   const big = await collectAll(test.Count({ n: 40, size: 40000 }));
   check("server-streaming Count 40 x 40 KB", big.length === 40 && big.every((m, i) => m.i === i));
   const sum = await test.Sum(Array.from({ length: 300 }, (_, i) => ({ v: i })));
-  check("client-streaming Sum 300 (server grants credit)", sum.sum === 44850 && sum.count === 300, show(sum));
+  check(
+    "client-streaming Sum 300 (server grants credit)",
+    sum.sum === 44850 && sum.count === 300,
+    show(sum),
+  );
   const zero = await test.Sum([]);
   check("client-streaming with zero messages", zero.sum === 0 && zero.count === 0, show(zero));
   async function* gen(n) {
     for (let i = 0; i < n; i++) yield { v: i };
   }
   const chat = await collectAll(test.Chat(gen(300)));
-  check("bidi Chat 300", chat.length === 300 && chat.every((m, i) => m.v === i && m.i === i), String(chat.length));
+  check(
+    "bidi Chat 300",
+    chat.length === 300 && chat.every((m, i) => m.v === i && m.i === i),
+    String(chat.length),
+  );
   // lock-step bidi: the next request is produced only after the previous answer arrived
   let release;
   let answered = 0;
@@ -157,14 +169,25 @@ await section("calls", async () => {
     release();
   }
   check("bidi Chat 20 in lock-step", ls.length === 20 && answered === 20, show(ls));
-  const many = await Promise.all(Array.from({ length: 50 }, (_, i) => greeter.Say({ name: String(i) })));
-  check("50 unary calls in flight", many.every((m, i) => m.text === `hello, ${i}`));
+  const many = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => greeter.Say({ name: String(i) })),
+  );
+  check(
+    "50 unary calls in flight",
+    many.every((m, i) => m.text === `hello, ${i}`),
+  );
   const capped = await err(test.Echo({}, { timeoutMs: 2 ** 32 + 5 }));
-  check("timeoutMs above 2^32-1 is capped, the call is served", capped.value?.hasDeadline === true, show(capped));
+  check(
+    "timeoutMs above 2^32-1 is capped, the call is served",
+    capped.value?.hasDeadline === true,
+    show(capped),
+  );
 });
 
 await section("errors", async () => {
-  const f = await err(test.Fail({ code: 5, detail: "no user Ada", trailers: { "retry-after-ms": "100" } }));
+  const f = await err(
+    test.Fail({ code: 5, detail: "no user Ada", trailers: { "retry-after-ms": "100" } }),
+  );
   check(
     "Fail 5 with trailers: code, message, metadata",
     f.code === 5 && f.message.includes("no user Ada") && f.metadata?.["retry-after-ms"] === "100",
@@ -180,7 +203,10 @@ await section("errors", async () => {
   check("handler throws a plain Error: UNKNOWN", crash.code === 2, show(crash));
   const nope = await err(greeter.Nope({ name: "x" }));
   check("unknown method: UNIMPLEMENTED", nope.code === 12, show(nope));
-  check("connection serves after UNIMPLEMENTED", (await greeter.Say({ name: "B" })).text === "hello, B");
+  check(
+    "connection serves after UNIMPLEMENTED",
+    (await greeter.Say({ name: "B" })).text === "hello, B",
+  );
   const rawTest = conn.client(Test, { codec: rawCodec });
   const cm = await err(rawTest.Echo(new Uint8Array([0xff, 0x00])));
   check(
@@ -197,7 +223,11 @@ await section("deadline-cancel", async () => {
   const t0 = Date.now();
   const d = await err(test.Sleep({ ms: 3000 }, { timeoutMs: 200 }));
   const dt = Date.now() - t0;
-  check("deadline 200 ms: DEADLINE_EXCEEDED", d.code === 4 && dt >= 190 && dt < 1000, `${show(d)} after ${dt} ms`);
+  check(
+    "deadline 200 ms: DEADLINE_EXCEEDED",
+    d.code === 4 && dt >= 190 && dt < 1000,
+    `${show(d)} after ${dt} ms`,
+  );
   const ac = new AbortController();
   async function* holdReqs() {
     yield { name: "a" };
@@ -212,7 +242,9 @@ await section("deadline-cancel", async () => {
   info(`server events: ${JSON.stringify(ev)}`);
   if (impl === "python") {
     const cancels = ev.filter((e) => e.event === "cancel").map((e) => [e.detail[1], e.detail[2]]);
-    const sleepEnded = ev.some((e) => e.event === "deadline" && e.detail[1] === "/nearwire.interop.Test/Sleep");
+    const sleepEnded = ev.some(
+      (e) => e.event === "deadline" && e.detail[1] === "/nearwire.interop.Test/Sleep",
+    );
     // both sides run a 200 ms timer: the server's STATUS 4 may win, then the client's CANCEL(4)
     // arrives for an ended call (ignored) or is not sent at all
     check(
@@ -222,7 +254,8 @@ await section("deadline-cancel", async () => {
           ["/nearwire.interop.Test/Sleep", 4],
           ["/nearwire.example.Greeter/Hold", 1],
         ]) ||
-        (sleepEnded && JSON.stringify(cancels) === JSON.stringify([["/nearwire.example.Greeter/Hold", 1]])),
+        (sleepEnded &&
+          JSON.stringify(cancels) === JSON.stringify([["/nearwire.example.Greeter/Hold", 1]])),
       JSON.stringify(ev),
     );
     const reqs = ev.filter((e) => e.event === "request").map((e) => e.detail[1]);
@@ -232,7 +265,11 @@ await section("deadline-cancel", async () => {
       JSON.stringify(reqs),
     );
   } else {
-    check("the server aborted both handlers", ev.filter((e) => e.event === "abort").length === 2, JSON.stringify(ev));
+    check(
+      "the server aborted both handlers",
+      ev.filter((e) => e.event === "abort").length === 2,
+      JSON.stringify(ev),
+    );
   }
 });
 
@@ -240,11 +277,23 @@ if (impl === "python") {
   await section("quirks (legal and illegal server answers)", async () => {
     const q = conn.client(Quirks, { codec: jsonCodec });
     const a = await err(q.UnaryAsMessage({}));
-    check("unary answered MESSAGE + STATUS without message: accepted (§5.2)", a.value?.text === "from MESSAGE", show(a));
+    check(
+      "unary answered MESSAGE + STATUS without message: accepted (§5.2)",
+      a.value?.text === "from MESSAGE",
+      show(a),
+    );
     const b = await err(q.ErrorWithMessage({}));
-    check("STATUS code 5 carrying a message: the message is ignored, NOT_FOUND", b.code === 5, show(b));
+    check(
+      "STATUS code 5 carrying a message: the message is ignored, NOT_FOUND",
+      b.code === 5,
+      show(b),
+    );
     const c = await err(q.DupTrailers({}));
-    check("trailers with a duplicate key: the last value wins (§5.3)", c.code === 5 && c.metadata?.k === "last", show(c));
+    check(
+      "trailers with a duplicate key: the last value wins (§5.3)",
+      c.code === 5 && c.metadata?.k === "last",
+      show(c),
+    );
     const d = await err(q.UnknownReason({}));
     check(
       "nearwire-reason the client does not know: kept as text (§5.6)",
@@ -254,9 +303,16 @@ if (impl === "python") {
     const e = await err(q.LateFrames({}));
     check("MESSAGE, STATUS, CREDIT for an ended call: ignored", e.value?.text === "done", show(e));
     await sleep(100);
-    check("... and the connection still serves", (await greeter.Say({ name: "C" })).text === "hello, C");
+    check(
+      "... and the connection still serves",
+      (await greeter.Say({ name: "C" })).text === "hello, C",
+    );
     const c5 = await transport.connect();
-    const f = await err(c5.client(Quirks, { codec: jsonCodec }).BigCredit(Array.from({ length: 100 }, () => ({ v: 1 }))));
+    const f = await err(
+      c5
+        .client(Quirks, { codec: jsonCodec })
+        .BigCredit(Array.from({ length: 100 }, () => ({ v: 1 }))),
+    );
     await c5.close();
     check("a CREDIT grant of 2^32-1 is accepted", f.value?.sum === 100, show(f));
     // the server sends n MESSAGEs ignoring credit while the client has consumed one
@@ -281,7 +337,11 @@ if (impl === "python") {
       return { count: got.length, error };
     };
     const f64 = await flood(64);
-    check("server sends 64 MESSAGEs on 32 credits (32 past): accepted", f64.count === 64 && !f64.error, show(f64));
+    check(
+      "server sends 64 MESSAGEs on 32 credits (32 past): accepted",
+      f64.count === 64 && !f64.error,
+      show(f64),
+    );
     const f65 = await flood(65);
     check(
       "server sends 65 MESSAGEs on 32 credits (33 past): the client fails INTERNAL (§5.4, §5.10)",
@@ -305,7 +365,9 @@ if (impl === "python") {
       info(`${what}: the client's error reason is ${r.reason}`);
       check(
         `${what}: the client's calls fail INTERNAL protocol-violation (§5.7)`,
-        r.code === 13 && o.code === 13 && ["protocol-violation", "unknown-frame-type"].includes(r.reason),
+        r.code === 13 &&
+          o.code === 13 &&
+          ["protocol-violation", "unknown-frame-type"].includes(r.reason),
         `${show(r)} other ${show(o)} closed ${closed?.code}`,
       );
       await conn2.close();
@@ -336,7 +398,10 @@ if (impl === "python") {
       };
       const results = {};
       for (const mode of [...Object.keys(expectConnect), "goaway-ok"]) {
-        const t = createUdsTransport({ address: `${badPrefix}-${mode}.sock`, handshakeTimeoutMs: 300 });
+        const t = createUdsTransport({
+          address: `${badPrefix}-${mode}.sock`,
+          handshakeTimeoutMs: 300,
+        });
         const r = await err(t.connect().then((c) => c.close().then(() => "connected")));
         results[mode] = r;
         if (mode in expectConnect) {
@@ -350,11 +415,17 @@ if (impl === "python") {
           info(`server answers GOAWAY(0) to the HELLO: connect gives ${show(r)}`);
         }
       }
-      info(`GOAWAY 8 'too-many-connections' at connect: reason ${show(results["goaway-8"].reason)}`);
+      info(
+        `GOAWAY 8 'too-many-connections' at connect: reason ${show(results["goaway-8"].reason)}`,
+      );
       const t = createUdsTransport({ address: `${badPrefix}-hello-extra.sock` });
       const c = await t.connect();
       const s = await err(c.client(Greeter, { codec: jsonCodec }).Say({ name: "X" }));
-      check("server HELLO of 22 bytes with flags 0xffff: accepted", s.value?.text === "hello, X", show(s));
+      check(
+        "server HELLO of 22 bytes with flags 0xffff: accepted",
+        s.value?.text === "hello, X",
+        show(s),
+      );
       await c.close();
       const t2 = createUdsTransport({ address: `${badPrefix}-late-status-then-eof.sock` });
       const c2 = await t2.connect();

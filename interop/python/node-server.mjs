@@ -6,16 +6,16 @@
 // Prints "ready" once all listen; SIGTERM: graceful close (graceMs 500) of all, then exit.
 // Exits by itself after lifetimeMs (default 55000).
 import {
-  NearwireError,
   bidiStreaming,
   clientStreaming,
   defineService,
   jsonCodec,
   messageType,
+  NearwireError,
   serverStreaming,
   unary,
-} from "/work/main/packages/core/dist/index.js";
-import { createUdsTransport } from "/work/main/packages/uds/dist/index.js";
+} from "../../packages/core/dist/index.js";
+import { createUdsTransport } from "../../packages/uds/dist/index.js";
 
 const [mainPath, limitsPath, maxconnPath, lifetime = "55000"] = process.argv.slice(2);
 const T = (n) => messageType(n);
@@ -43,7 +43,9 @@ const aborted = (signal) =>
   });
 const why = (signal) => {
   const r = signal.reason;
-  return r && typeof r === "object" ? { code: r.code, reason: r.reason, message: String(r.message) } : String(r);
+  return r && typeof r === "object"
+    ? { code: r.code, reason: r.reason, message: String(r.message) }
+    : String(r);
 };
 
 const greeter = {
@@ -57,7 +59,12 @@ const greeter = {
 const test = {
   Echo: (req, ctx) => {
     Object.assign(ctx.trailers, req?.trailers ?? {});
-    return { value: req?.value ?? null, metadata: ctx.metadata, hasDeadline: ctx.deadline !== undefined, method: ctx.method };
+    return {
+      value: req?.value ?? null,
+      metadata: ctx.metadata,
+      hasDeadline: ctx.deadline !== undefined,
+      method: ctx.method,
+    };
   },
   Count: async function* ({ n, size = 0, fixed = false }) {
     for (let i = 0; i < n; i++) yield { i, pad: "x".repeat(size - (fixed ? String(i).length : 0)) };

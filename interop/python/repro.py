@@ -116,7 +116,7 @@ def case_server_stream_second():
 
 
 NODE_CLIENT = r"""
-import { createUdsTransport } from "/work/main/packages/uds/dist/index.js";
+import { createUdsTransport } from "UDS_DIST";
 for (const [what, address] of JSON.parse(process.argv[1])) {
   try { const c = await createUdsTransport({ address, handshakeTimeoutMs: 500 }).connect(); console.log(`  ${what}: connected`); await c.close(); }
   catch (e) { console.log(`  ${what}: connect rejects code ${e.code} reason ${e.reason} message ${JSON.stringify(e.message)}`); }
@@ -132,7 +132,9 @@ def case_client_connect():
     time.sleep(0.2)
     pairs = [["server answers HELLO with GOAWAY(0) (py_server bad mode goaway-ok)", f"{P}-bad-goaway-ok.sock"],
              ["nearwire server at maxConnections 1", f"{P}-maxconn.sock"]]
-    subprocess.run(["node", "--input-type=module", "-e", NODE_CLIENT, jenc(pairs).decode()], timeout=10)
+    uds = "file://" + os.path.join(HERE, "..", "..", "packages", "uds", "dist", "index.js")
+    subprocess.run(["node", "--input-type=module", "-e", NODE_CLIENT.replace("UDS_DIST", uds),
+                    jenc(pairs).decode()], timeout=10)
     hold.close()
 
 
