@@ -3,7 +3,7 @@
 // (unlike nearwire-bench's engine rows, which time and record every call): this is the engine's
 // own ceiling, and the allocation per call when --heap is given.
 //
-//   node packages/core/bench/engine-loop.mjs [--seconds 3] [--in-flight 64] [--bytes 64] [--heap]
+//   pnpm --filter @nearwire/core bench [-- --seconds 3 --in-flight 64 --bytes 64 --heap]
 //
 // --heap samples the V8 heap (inspector sampling heap profiler, every object kept or collected)
 // over the measured window and prints bytes allocated per call by the hottest allocation sites.
@@ -13,9 +13,10 @@ import {
   createCodec,
   createMemoryTransport,
   defineService,
+  type MessageCodec,
   messageType,
   unary,
-} from "../dist/index.js";
+} from "../src/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +29,7 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const inFlight = Number(values["in-flight"]);
 
-const passThrough = {
+const passThrough: MessageCodec<Uint8Array> = {
   decodesInPlace: true,
   encode: (v) => v,
   decode: (b) => b,
@@ -38,8 +39,8 @@ const passThrough = {
     return v.byteLength;
   },
 };
-const Bytes = messageType("bench.Bytes");
-const codec = createCodec("bytes", { [Bytes.name]: passThrough });
+const Bytes = messageType<Uint8Array>("bench.Bytes");
+const codec = createCodec("bytes", { [Bytes.name]: passThrough as MessageCodec<unknown> });
 const Echo = defineService("bench.Echo", { echo: unary(Bytes, Bytes) });
 
 const transport = createMemoryTransport();
@@ -49,7 +50,7 @@ const conn = await transport.connect();
 const client = conn.client(Echo, { codec });
 const payload = new Uint8Array(Number(values.bytes));
 
-async function run(ms) {
+async function run(ms: number): Promise<{ calls: number; ms: number }> {
   let calls = 0;
   let stop = false;
   const timer = setTimeout(() => {
@@ -68,7 +69,7 @@ async function run(ms) {
 }
 
 await run(1000); // warm-up: V8 optimises by call counts
-let session;
+let session: inspector.Session | undefined;
 if (values.heap) {
   session = new inspector.Session();
   session.connect();
@@ -84,9 +85,9 @@ console.log(
 );
 if (session !== undefined) {
   const { profile } = await session.post("HeapProfiler.stopSampling");
-  const bySite = new Map();
+  const bySite = new Map<string, number>();
   let total = 0;
-  const walk = (node) => {
+  const walk = (node: inspector.HeapProfiler.SamplingHeapProfileNode): void => {
     const f = node.callFrame;
     const bytes = node.selfSize;
     if (bytes > 0) {
