@@ -92,11 +92,8 @@ describe("transport mismatch (PROTOCOL.md §4.2)", () => {
     // Found by the Python-from-spec check: the 4 length bytes alone (71 > 64) were refused as a
     // bad preface with a frame-v1 GOAWAY, which an shm-ring client cannot read.
     assertShmMismatch(await exchange([shmHello.subarray(0, 4), shmHello.subarray(4)]));
-    assertShmMismatch(
-      await exchange(
-        [...shmHello.subarray(0, 6)].map((b) => Buffer.from([b])).concat(shmHello.subarray(6)),
-      ),
-    );
+    const byteByByte: Buffer[] = [...shmHello.subarray(0, 6)].map((b) => Buffer.from([b]));
+    assertShmMismatch(await exchange([...byteByByte, shmHello.subarray(6)]));
   });
 
   it("a length of 65-4096 whose 5th byte is not `{` is a bad preface once that byte is in", async () => {
