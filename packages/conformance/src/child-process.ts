@@ -1,6 +1,7 @@
 /** TypeScript child processes of the suites (server and client mains), their output as lines. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { LineLog } from "./line-log.js";
 import type { TmpResources } from "./tmp-resources.js";
 
 /** How a child process ended. */
@@ -33,8 +34,6 @@ export function spawnTsChild(file: string, args: string[], tmp: TmpResources): T
   tmp.track(child);
   const pid = child.pid;
   if (pid === undefined) throw new Error(`could not spawn ${file}`);
-  const lines: string[] = [];
-  const waiters: { prefix: string; resolve: (line: string) => void }[] = [];
   let stderr = "";
   child.stderr?.setEncoding("utf8").on("data", (s: string) => {
     if (stderr.length < 64 * 1024) stderr += s;
@@ -42,58 +41,18 @@ export function spawnTsChild(file: string, args: string[], tmp: TmpResources): T
   const exited = new Promise<ChildExit>((resolve) => {
     child.once("close", (code, signal) => resolve({ code, signal }));
   });
-  if (child.stdout !== null) {
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      lines.push(line);
-      for (let i = waiters.length - 1; i >= 0; i--) {
-        const w = waiters[i];
-        if (w !== undefined && line.startsWith(w.prefix)) {
-          waiters.splice(i, 1);
-          w.resolve(line);
-        }
-      }
-    });
-  }
+  const log = new LineLog(`child ${pid} (${file})`, exited, () => stderr);
+  if (child.stdout !== null)
+    createInterface({ input: child.stdout }).on("line", (line) => log.push(line));
   return {
     pid,
     process: child,
     exited,
-    lines: () => lines,
+    lines: () => log.lines,
     stderr: () => stderr,
     signal(sig) {
       if (child.exitCode === null && child.signalCode === null) process.kill(pid, sig);
     },
-    waitForLine(prefix, timeoutMs) {
-      const seen = lines.find((l) => l.startsWith(prefix));
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise<string>((resolve, reject) => {
-        const entry = {
-          prefix,
-          resolve: (line: string) => {
-            clearTimeout(timer);
-            resolve(line);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(entry), 1);
-          reject(
-            new Error(
-              `child ${pid} (${file}) printed no "${prefix}" line within ${timeoutMs} ms; stdout: ${lines.join(" | ")}; stderr: ${stderr}`,
-            ),
-          );
-        }, timeoutMs);
-        waiters.push(entry);
-        void exited.then((e) => {
-          if (!waiters.includes(entry)) return;
-          waiters.splice(waiters.indexOf(entry), 1);
-          clearTimeout(timer);
-          reject(
-            new Error(
-              `child ${pid} (${file}) exited (code ${e.code}, signal ${e.signal}) before printing "${prefix}"; stderr: ${stderr}`,
-            ),
-          );
-        });
-      });
-    },
+    waitForLine: (prefix, timeoutMs) => log.waitFor(prefix, timeoutMs),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { Worker } from "node:worker_threads";
 import type { ChildExit, TsChild } from "./child-process.js";
+import { LineLog } from "./line-log.js";
 import type { TmpResources } from "./tmp-resources.js";
 
 /** Server threads by address (`thread:N`), while they run. */
@@ -36,24 +37,10 @@ export function spawnThreadChild(
 ): TsChild {
   const worker = new Worker(file, { workerData: { config }, stderr: true });
   serverThreads.set(address, worker);
-  const lines: string[] = [];
-  const waiters: { prefix: string; resolve: (line: string) => void }[] = [];
   let stderr = "";
   let killed = false;
   worker.stderr.setEncoding("utf8").on("data", (s: string) => {
     if (stderr.length < 64 * 1024) stderr += s;
-  });
-  worker.on("message", (m: { line?: unknown }) => {
-    if (typeof m?.line !== "string") return;
-    const line = m.line;
-    lines.push(line);
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      const w = waiters[i];
-      if (w !== undefined && line.startsWith(w.prefix)) {
-        waiters.splice(i, 1);
-        w.resolve(line);
-      }
-    }
   });
   worker.on("error", (err) => {
     stderr += `${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`;
@@ -64,6 +51,10 @@ export function spawnThreadChild(
       resolve({ code: killed ? null : code, signal: killed ? "SIGKILL" : null });
     });
   });
+  const log = new LineLog(`thread ${worker.threadId}`, exited, () => stderr);
+  worker.on("message", (m: { line?: unknown }) => {
+    if (typeof m?.line === "string") log.push(m.line);
+  });
   tmp.trackThread(worker);
   return {
     pid: worker.threadId,
@@ -71,28 +62,8 @@ export function spawnThreadChild(
       throw new Error("a server thread has no child process");
     },
     exited,
-    waitForLine(prefix, timeoutMs) {
-      const seen = lines.find((l) => l.startsWith(prefix));
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          reject(
-            new Error(
-              `thread ${worker.threadId}: no "${prefix}" line in ${timeoutMs} ms; stderr: ${stderr}`,
-            ),
-          );
-        }, timeoutMs);
-        timer.unref();
-        waiters.push({
-          prefix,
-          resolve: (line) => {
-            clearTimeout(timer);
-            resolve(line);
-          },
-        });
-      });
-    },
-    lines: () => lines,
+    waitForLine: (prefix, timeoutMs) => log.waitFor(prefix, timeoutMs),
+    lines: () => log.lines,
     stderr: () => stderr,
     signal(signal) {
       if (signal === "SIGKILL") {
