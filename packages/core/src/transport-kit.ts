@@ -14,6 +14,8 @@
  * - `bindService`, `bindHandlers`, `BoundMethod`, `ServedMethod`: a service definition bound to a
  *   codec (client side) and to handlers (server side).
  * - `timeoutError(timeoutMs)`: the DEADLINE_EXCEEDED error every client gives.
+ * - `withServerCodec(error, codec)`: an error STATUS after the server's `nearwire-codec`
+ *   trailer (codec mismatch named: reason `codec-mismatch`), as every client reports it.
  * - `memoryChannelPair(options)`: two connected in-process Channels (tests of channel code).
  * - `loadAddon(path, pkg)`: loads a native addon or throws FAILED_PRECONDITION `not-built`.
  */
@@ -28,4 +30,5 @@ export { bindHandlers, bindService } from "./rpc/bound-method.js";
 export { timeoutError } from "./rpc/client-session.js";
 export type { ServedMethod } from "./rpc/method-table.js";
 export { RpcServer } from "./rpc/rpc-server.js";
+export { withServerCodec } from "./rpc/server-codec.js";
 export { serverCloseHook } from "./server-close-hook.js";

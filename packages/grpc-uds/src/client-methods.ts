@@ -15,8 +15,8 @@ import {
   NearwireError,
   type ServiceDefinition,
 } from "@nearwire/core";
-import { bindService, timeoutError } from "@nearwire/core/transport-kit";
-import { toGrpcMetadata, withServerCodec } from "./grpc-metadata.js";
+import { bindService, timeoutError, withServerCodec } from "@nearwire/core/transport-kit";
+import { toGrpcMetadata } from "./grpc-metadata.js";
 import { serializerFor } from "./serialize.js";
 import { untilAny } from "./until-event.js";
 

@@ -1,44 +1,15 @@
 /** nearwire metadata and errors to and from gRPC metadata and status. */
 import { Metadata as GrpcMetadata, type ServiceError } from "@grpc/grpc-js";
 import { Code, type ErrorReason, type Metadata, NearwireError } from "@nearwire/core";
+import { envelope } from "@nearwire/core/protocol";
 
 /**
- * The trailer that carries a NearwireError's `reason` across gRPC. The server adds it to every
- * error status it sends (empty when there is no reason), so a client can tell statuses made by
- * the nearwire wrapper from those grpc-js makes on its own (message size limits).
+ * The trailer that carries a NearwireError's `reason` across gRPC (PROTOCOL.md §5.6, the same key
+ * as on the engine's STATUS). The server adds it to every error status it sends (empty when there
+ * is no reason), so a client can tell statuses made by the nearwire wrapper from those grpc-js
+ * makes on its own (message size limits).
  */
-export const REASON_TRAILER = "nearwire-reason";
-
-/** The trailer with the server's codec name, sent with a request it cannot decode. */
-export const CODEC_TRAILER = "nearwire-codec";
-
-/**
- * `error` after the server's `nearwire-codec` trailer is read: taken out of the metadata, and
- * when it names another codec than the client's (`codec`), a codec mismatch (reason
- * `codec-mismatch`, "client speaks msgpack, server json: …").
- */
-export function withServerCodec(error: NearwireError, codec: string): NearwireError {
-  const theirs = error.metadata[CODEC_TRAILER];
-  if (theirs === undefined) return error;
-  const { [CODEC_TRAILER]: _, ...metadata } = error.metadata;
-  if (theirs === codec) {
-    const opts: { cause: unknown; metadata: Metadata; reason?: ErrorReason } = {
-      cause: error.cause,
-      metadata,
-    };
-    if (error.reason !== undefined) opts.reason = error.reason;
-    return new NearwireError(error.code, error.message, opts);
-  }
-  return new NearwireError(
-    error.code,
-    `client speaks ${codec}, server ${theirs}: ${error.message}`,
-    {
-      cause: error,
-      metadata,
-      reason: "codec-mismatch",
-    },
-  );
-}
+export const REASON_TRAILER = envelope.REASON_TRAILER;
 
 /**
  * Headers neither a handler nor a caller sees: gRPC's reserved `grpc-*` keys and the HTTP/2

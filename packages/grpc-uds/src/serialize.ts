@@ -1,5 +1,5 @@
 import { Code, type MessageCodec, NearwireError } from "@nearwire/core";
-import { CODEC_TRAILER } from "./grpc-metadata.js";
+import { envelope } from "@nearwire/core/protocol";
 
 /** Passes grpc-js's received message bytes through unchanged. */
 export function identity(bytes: Buffer): Buffer {
@@ -36,6 +36,6 @@ export function decodeError(err: unknown, codec: string): NearwireError {
   return new NearwireError(e.code, e.message, {
     cause: e.cause ?? err,
     reason: e.reason ?? "decode-failed",
-    metadata: { ...e.metadata, [CODEC_TRAILER]: codec },
+    metadata: { ...e.metadata, [envelope.CODEC_TRAILER]: codec },
   });
 }

@@ -8,7 +8,6 @@ import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.j
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
-  CODEC_TRAILER,
   decodeCredit,
   decodeStatus,
   encodeCallId,
@@ -25,6 +24,7 @@ import { EnvelopeWriter } from "./envelope-writer.js";
 import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { CALL_FINISHED, OutboundCredit } from "./outbound-credit.js";
+import { withServerCodec } from "./server-codec.js";
 
 /** Client-side state of one call. One shape for every kind, so the engine's code stays monomorphic. */
 class ClientCall {
@@ -471,17 +471,12 @@ function statusError(
 ): NearwireError {
   if (trailers === undefined) return new NearwireError(code, detail);
   const reason = trailers[REASON_TRAILER];
-  const theirs = trailers[CODEC_TRAILER];
-  if (reason === undefined && theirs === undefined)
-    return new NearwireError(code, detail, { metadata: trailers });
-  const { [REASON_TRAILER]: _r, [CODEC_TRAILER]: _c, ...metadata } = trailers;
+  if (reason === undefined)
+    return withServerCodec(new NearwireError(code, detail, { metadata: trailers }), codec);
+  const { [REASON_TRAILER]: _, ...metadata } = trailers;
   const opts: NearwireErrorOptions = { metadata };
-  if (theirs !== undefined && theirs !== codec) {
-    opts.reason = "codec-mismatch";
-    return new NearwireError(code, `client speaks ${codec}, server ${theirs}: ${detail}`, opts);
-  }
-  if (reason !== undefined && reason !== "") opts.reason = reason as ErrorReason;
-  return new NearwireError(code, detail, opts);
+  if (reason !== "") opts.reason = reason as ErrorReason;
+  return withServerCodec(new NearwireError(code, detail, opts), codec);
 }
 
 /** The largest call id (u32); a connection that has used it starts no more calls. */
