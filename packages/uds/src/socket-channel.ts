@@ -54,7 +54,10 @@ export const BATCH_BYTES = 64 * 1024;
  * tick: while this side is still working through a burst, the peer already gets the first
  * answers, so both processes work at once instead of taking turns with whole bursts. Only
  * while the kernel takes writes at once (nothing queued in the socket): under backpressure
- * batches grow to full size instead.
+ * batches grow to full size instead. Within one run of sends (until the tick's flush) the
+ * threshold doubles after each early write, up to {@link BATCH_BYTES}: a burst of replies still
+ * starts the peer after 2 KiB, while a long stream (a server-streaming handler that never
+ * yields to the event loop) soon writes 32–64 KiB per syscall instead of 2 KiB.
  */
 export const EARLY_FLUSH_BYTES = 2048;
 
@@ -107,6 +110,8 @@ export class SocketChannel implements Channel {
   #batch: Buffer = NO_BATCH;
   #batchLength = 0;
   #flushScheduled = false;
+  /** The batch length that triggers an early write now (doubles within a run of sends). */
+  #earlyFlushAt = EARLY_FLUSH_BYTES;
   /** Set once the channel has ended: `null` for a clean close, else the error. */
   #closeResult: NearwireError | null | undefined;
   #notified = false;
@@ -218,9 +223,7 @@ export class SocketChannel implements Channel {
     } else {
       if (this.#batchLength + n + FRAME_OVERHEAD_BYTES > this.#batch.length) this.#makeRoom();
       this.#batchLength += encodeFrameInto(this.#batch, this.#batchLength, type, payload);
-      if (this.#batchLength >= EARLY_FLUSH_BYTES && this.#socket.writableLength === 0)
-        this.#flush();
-      else this.#scheduleFlush();
+      this.#afterAppend();
     }
     return this.#queuedBytes() < this.#options.highWaterMarkBytes;
   }
@@ -248,9 +251,7 @@ export class SocketChannel implements Channel {
         const end = start + FRAME_HEADER_BYTES + n;
         writeFrameTrailer(batch, end, crc32cRange(batch, start + 4, end));
         this.#batchLength = end + FRAME_TRAILER_BYTES;
-        if (this.#batchLength >= EARLY_FLUSH_BYTES && this.#socket.writableLength === 0)
-          this.#flush();
-        else this.#scheduleFlush();
+        this.#afterAppend();
         return true;
       }
       if (start === 0) {
@@ -310,6 +311,15 @@ export class SocketChannel implements Channel {
     return this.#socket.writableLength + this.#batchLength;
   }
 
+  /** A frame was appended to the batch: write it early (see {@link EARLY_FLUSH_BYTES}) or at the tick's end. */
+  #afterAppend(): void {
+    if (this.#batchLength >= this.#earlyFlushAt && this.#socket.writableLength === 0) {
+      this.#flush();
+      if (this.#earlyFlushAt < BATCH_BYTES) this.#earlyFlushAt *= 2;
+    }
+    this.#scheduleFlush();
+  }
+
   #scheduleFlush(): void {
     if (this.#flushScheduled) return;
     this.#flushScheduled = true;
@@ -318,6 +328,7 @@ export class SocketChannel implements Channel {
 
   readonly #flushNow = (): void => {
     this.#flushScheduled = false;
+    this.#earlyFlushAt = EARLY_FLUSH_BYTES;
     this.#flush();
   };
 
