@@ -183,10 +183,11 @@ export function comparisonKey(c: CaseSpec, input: MatrixInput): string | undefin
 }
 
 /**
- * CI matrix: a small fixed set, 15 cases at 64 B, chosen for what they guard and for time (each
+ * CI matrix: a small fixed set, 16 cases at 64 B, chosen for what they guard and for time (each
  * runs 3 times on each side of the A/B gate): round-trip latency of the RPC engine over uds,
- * in process (memory) and over shm-ring spin, next to their channels and the bare baselines and
- * grpc-uds next to bare grpc-js; 64-in-flight throughput of uds and the engine; one-way
+ * in process (memory) and over shm-ring spin, next to their channels and the bare baselines, and
+ * of grpc-uds; 64-in-flight throughput of uds, the engine and shm-ring spin (with its channel,
+ * for the engine targets); one-way
  * streaming of the uds and shm-ring channels and of a server-streaming RPC over each. Cases of
  * missing packages drop out.
  */
@@ -221,6 +222,8 @@ export function buildCiMatrix(input: MatrixInput): CaseSpec[] {
   add("throughput", "bare-net-uds", "baseline", "bytes");
   add("throughput", "uds", "rpc", "raw");
   add("throughput", "memory", "rpc", "bytes");
+  add("throughput", "shm-ring-spin", "rpc", "raw");
+  add("throughput", "shm-ring-spin-channel", "channel", "frame");
   add("stream", "uds-channel", "channel", "frame");
   add("stream", "uds", "rpc", "raw");
   add("stream", "shm-ring-spin-channel", "channel", "frame");

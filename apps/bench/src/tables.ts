@@ -1,4 +1,5 @@
 import type { CodecResult } from "./codec-bench.js";
+import { engineTargetsTable } from "./engine-targets.js";
 import { fmt3, fmtBytes, fmtCount, fmtNs, fmtRatio } from "./format.js";
 import type { CaseSummary } from "./summary.js";
 
@@ -233,5 +234,6 @@ export function allTables(codecs: readonly CodecResult[], rows: readonly CaseSum
     flowTable(rows, "throughput"),
     flowTable(rows, "stream"),
     spreadTable(rows),
+    engineTargetsTable(rows),
   ].filter((t) => t.rows.length > 0);
 }

@@ -15,7 +15,12 @@ export const fixtureInput: MatrixInput = {
   codecs: ["json", "raw"],
 };
 
-function spec(mode: CaseSpec["mode"], transport: string, codec: string, bytes: number): CaseSpec {
+export function spec(
+  mode: CaseSpec["mode"],
+  transport: string,
+  codec: string,
+  bytes: number,
+): CaseSpec {
   const layer = transport.startsWith("bare-")
     ? "baseline"
     : transport.endsWith("-channel")
@@ -33,7 +38,7 @@ function spec(mode: CaseSpec["mode"], transport: string, codec: string, bytes: n
   });
 }
 
-function run(p50Ns: number, msgsPerSec: number, withLatency = true): RunResult {
+export function run(p50Ns: number, msgsPerSec: number, withLatency = true): RunResult {
   const r: RunResult = {
     count: Math.round(msgsPerSec / 4),
     elapsedNs: 250e6,
