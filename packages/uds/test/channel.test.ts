@@ -3,6 +3,7 @@ import net from "node:net";
 import { after, describe, it } from "node:test";
 import { channelSuite } from "@nearwire/conformance";
 import { type Channel, Code, type NearwireError } from "@nearwire/core";
+import { FRAME_OVERHEAD_BYTES } from "@nearwire/frame";
 import { netPath, parseAddress } from "@nearwire/socket";
 import { createUdsChannelProvider } from "../src/index.js";
 import { SocketChannel } from "../src/socket-channel.js";
@@ -107,6 +108,68 @@ describe("uds channel provider", () => {
       await rejection(createUdsChannelProvider({ address: abstractName() }).connect()),
       Code.Unavailable,
     );
+  });
+
+  it("batched writes: the first after 2 KiB, then doubling within one run of sends, reset at the tick's end", async () => {
+    let accepted!: (ch: Channel) => void;
+    const local = new Promise<Channel>((r) => {
+      accepted = r;
+    });
+    const listener = await createUdsChannelProvider({ address: abstractName() }).listen(accepted);
+    const socket = net.connect({ path: netPath(parseAddress(listener.address)) });
+    const remote = await SocketChannel.connect(socket, {
+      maxFrameBytes: 4 * 1024 * 1024,
+      handshakeTimeoutMs: 5000,
+      highWaterMarkBytes: 8 * 1024 * 1024,
+      closeTimeoutMs: 5000,
+      frameTimeoutMs: 30_000,
+      peer: listener.address,
+    });
+    const server = await local;
+    const got: number[] = [];
+    server.start({ onFrame: (_type, p) => got.push(p[0] as number | 0), onClose: () => {} });
+    const writes: number[] = [];
+    const write = socket.write.bind(socket) as (chunk: Uint8Array, cb?: () => void) => boolean;
+    socket.write = ((chunk: Uint8Array, cb?: () => void) => {
+      writes.push(chunk.byteLength);
+      return write(chunk, cb);
+    }) as typeof socket.write;
+    const frame = 64 + FRAME_OVERHEAD_BYTES;
+    const burst = (count: number, first: number) => {
+      for (let i = 0; i < count; i++) {
+        const p = new Uint8Array(64);
+        p[0] = (first + i) & 0xff;
+        remote.send(0x80, p);
+      }
+    };
+    burst(1000, 0); // 73 KiB in one synchronous run
+    const early = [...writes];
+    await new Promise((r) => setImmediate(r));
+    // Written early at 2, 4, 8, 16, 32 KiB of batch; the rest at the end of the tick.
+    assert.deepEqual(
+      early,
+      [2048, 4096, 8192, 16384, 32768].map((at) => Math.ceil(at / frame) * frame),
+    );
+    assert.equal(writes.length, 6, `writes ${writes}`);
+    assert.equal(
+      writes.reduce((a, b) => a + b, 0),
+      1000 * frame,
+    );
+    // The next run starts again at 2 KiB.
+    writes.length = 0;
+    burst(40, 1000);
+    assert.deepEqual(writes, [Math.ceil(2048 / frame) * frame]);
+    await new Promise((r) => setImmediate(r));
+    const deadline = Date.now() + 5000;
+    while (got.length < 1040 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(
+      got,
+      Array.from({ length: 1040 }, (_, i) => i & 0xff),
+      "every frame arrives, in order",
+    );
+    await remote.close();
+    await server.close();
+    await listener.close();
   });
 
   it("rejects invalid options", () => {
