@@ -97,26 +97,35 @@ export function encodeChecked(
 }
 
 /**
- * Decodes with `codec`. A view that is only valid during the frame callback is copied first,
- * and only when the codec's decoded values would point into it.
+ * Decodes with `codec` the message that fills `frame` from `offset` to its end. A frame that is
+ * only valid during the frame callback (`transient`) is copied first, and only when the codec's
+ * decoded values would point into it; the copy is taken of the whole frame, so the message
+ * costs one view (of the copy), not a view of the frame and then one of the copy.
  */
 export function decodeChecked(
   codec: MessageCodec<unknown>,
-  bytes: Uint8Array,
+  frame: Uint8Array,
+  offset: number,
   transient: boolean,
   maxBytes: number,
   what: string,
 ): unknown {
-  if (bytes.byteLength > maxBytes) {
+  const n = frame.byteLength - offset;
+  if (n > maxBytes) {
     throw new NearwireError(
       Code.ResourceExhausted,
-      `${what} ${bytes.byteLength} B > maxMessageBytes ${maxBytes}`,
+      `${what} ${n} B > maxMessageBytes ${maxBytes}`,
       {
         reason: "message-too-large",
       },
     );
   }
-  const input = transient && codec.decodesInPlace ? keepCopy(bytes) : bytes;
+  const input =
+    transient && codec.decodesInPlace
+      ? keepCopy(frame, offset)
+      : offset === 0
+        ? frame
+        : frame.subarray(offset);
   try {
     return codec.decode(input);
   } catch (cause) {
@@ -146,19 +155,22 @@ let slab = new Uint8Array(SLAB_BYTES);
 let slabUsed = 0;
 
 /**
- * A copy of a transient view (a ring slot) that may be kept: small ones are carved from a
- * slab that is never reused (it is freed when the last view of it dies), so a message costs a
- * view, not an ArrayBuffer of its own (which Node 20 allocates off-heap above 64 bytes).
+ * A copy of `frame[offset…]`, a transient view (a ring slot), that may be kept: small ones are
+ * carved from a slab that is never reused (it is freed when the last view of it dies), so a
+ * message costs a view, not an ArrayBuffer of its own (which Node 20 allocates off-heap above 64
+ * bytes). The slab takes the whole frame (a `set` of the frame needs no view of its message
+ * part), and the one view returned covers the message.
  */
-function keepCopy(bytes: Uint8Array): Uint8Array {
-  const n = bytes.byteLength;
-  if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES) return bytes.slice();
-  if (slabUsed + n > SLAB_BYTES) {
+function keepCopy(frame: Uint8Array, offset: number): Uint8Array {
+  const total = frame.byteLength;
+  const n = total - offset;
+  if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES) return frame.slice(offset);
+  if (slabUsed + total > SLAB_BYTES) {
     slab = new Uint8Array(SLAB_BYTES);
     slabUsed = 0;
   }
-  const out = slab.subarray(slabUsed, slabUsed + n);
-  out.set(bytes);
-  slabUsed = (slabUsed + n + 7) & ~7;
+  slab.set(frame, slabUsed);
+  const out = new Uint8Array(slab.buffer, slabUsed + offset, n);
+  slabUsed = (slabUsed + total + 7) & ~7;
   return out;
 }

@@ -294,7 +294,7 @@ export class ClientSession {
         case FrameType.Message: {
           const id = readCallId(payload, "MESSAGE");
           const call = this.calls.get(id);
-          if (call !== undefined) this.onMessage(call, payload.subarray(4));
+          if (call !== undefined) this.onMessage(call, payload, 4);
           else this.checkStarted(id, "MESSAGE");
           return;
         }
@@ -348,7 +348,7 @@ export class ClientSession {
         this.checkStarted(id, "STATUS");
         return;
       }
-      this.onMessage(call, p.subarray(STATUS_HEAD_BYTES));
+      this.onMessage(call, p, STATUS_HEAD_BYTES);
       this.settleOk(call);
       return;
     }
@@ -362,7 +362,7 @@ export class ClientSession {
       this.settle(call, statusError(st.code, st.detail, st.trailers, call.bound.codec), true);
       return;
     }
-    if (st.message !== undefined) this.onMessage(call, st.message);
+    if (st.message !== undefined) this.onMessage(call, st.message, 0);
     this.settleOk(call);
   }
 
@@ -382,13 +382,15 @@ export class ClientSession {
     );
   }
 
-  private onMessage(call: ClientCall, bytes: Uint8Array): void {
+  /** A response message: `frame` from `offset` to its end. */
+  private onMessage(call: ClientCall, frame: Uint8Array, offset: number): void {
     if (call.done) return;
     let value: unknown;
     try {
       value = decodeChecked(
         call.bound.output,
-        bytes,
+        frame,
+        offset,
         this.channel.transientPayloads,
         this.maxMessageBytes,
         "response",
@@ -407,7 +409,7 @@ export class ClientSession {
     }
     const inbound = call.inbound;
     if (inbound !== undefined) {
-      if (!(call.inCredit as InboundCredit).onReceived(bytes.byteLength)) {
+      if (!(call.inCredit as InboundCredit).onReceived(frame.byteLength - offset)) {
         throw new NearwireError(Code.Internal, `call ${call.id}: server sent past its credit`, {
           reason: "protocol-violation",
         });

@@ -116,7 +116,7 @@ export class ServerSession {
           this.onRequest(payload);
           return;
         case FrameType.Message:
-          this.onMessage(readCallId(payload, "MESSAGE"), payload.subarray(4));
+          this.onMessage(readCallId(payload, "MESSAGE"), payload, 4);
           return;
         case FrameType.End:
           if (payload.byteLength !== END_BYTES) throw protocolError("malformed END frame");
@@ -160,9 +160,9 @@ export class ServerSession {
     let o = REQUEST_HEAD_BYTES + ml;
     let metadata: Metadata | undefined;
     if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
-    let message: Uint8Array | undefined;
-    if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
-    else if (o !== p.byteLength) throw malformed("REQUEST");
+    // The request message is p[o…] (no view of it is made here: see decodeChecked).
+    const hasMessage = (flags & FLAG_HAS_MESSAGE) !== 0;
+    if (!hasMessage && o !== p.byteLength) throw malformed("REQUEST");
     if (id <= this.lastId) {
       throw protocolError(
         `REQUEST call id ${id} is not above the last one, ${this.lastId} (ids never repeat on a connection)`,
@@ -190,8 +190,8 @@ export class ServerSession {
     const ended = (flags & FLAG_END_STREAM) !== 0;
     const kind = bound.kind;
     if (kind === "unary" || kind === "server_streaming") {
-      if (message !== undefined && ended) {
-        const input = this.decodeRequestMessage(call, message);
+      if (hasMessage && ended) {
+        const input = this.decodeRequestMessage(call, p, o);
         if (input === NOTHING) return;
         if (kind === "unary") this.runUnary(call, input);
         else {
@@ -202,7 +202,7 @@ export class ServerSession {
       }
       this.register(call, timeoutMs);
       call.single = { count: 0 };
-      if (message !== undefined) this.onMessage(id, message);
+      if (hasMessage) this.onMessage(id, p, o);
       if (ended) this.onEnd(id);
       return;
     }
@@ -214,7 +214,7 @@ export class ServerSession {
       () => undefined,
     );
     call.inbound = inbound;
-    if (message !== undefined) this.onMessage(id, message);
+    if (hasMessage) this.onMessage(id, p, o);
     if (ended) {
       call.halfClosed = true;
       inbound.end();
@@ -235,7 +235,8 @@ export class ServerSession {
     }
   }
 
-  private onMessage(id: number, bytes: Uint8Array): void {
+  /** A request message: `frame` from `offset` to its end. */
+  private onMessage(id: number, frame: Uint8Array, offset: number): void {
     const call = this.calls.get(id);
     if (call === undefined) {
       this.checkStarted(id, "MESSAGE");
@@ -252,7 +253,7 @@ export class ServerSession {
         );
         return;
       }
-      const input = this.decodeRequestMessage(call, bytes);
+      const input = this.decodeRequestMessage(call, frame, offset);
       if (input !== NOTHING) call.single.value = input;
       return;
     }
@@ -260,10 +261,10 @@ export class ServerSession {
     // No stream and no single request pending: the client's END came already (§5.10).
     if (inbound === undefined || call.halfClosed)
       throw protocolError(`MESSAGE on call ${id} after its END`);
-    if (!(call.inCredit as InboundCredit).onReceived(bytes.byteLength)) {
+    if (!(call.inCredit as InboundCredit).onReceived(frame.byteLength - offset)) {
       throw protocolError(`call ${id}: peer sent past its credit`);
     }
-    const input = this.decodeRequestMessage(call, bytes);
+    const input = this.decodeRequestMessage(call, frame, offset);
     if (input !== NOTHING) inbound.push(input);
   }
 
@@ -306,11 +307,12 @@ export class ServerSession {
     }
   }
 
-  private decodeRequestMessage(call: ServerCall, bytes: Uint8Array): unknown {
+  private decodeRequestMessage(call: ServerCall, frame: Uint8Array, offset: number): unknown {
     try {
       return decodeChecked(
         call.bound.input,
-        bytes,
+        frame,
+        offset,
         this.channel.transientPayloads,
         this.host.maxMessageBytes,
         "request",
