@@ -7,8 +7,14 @@ import type { NearwireError } from "../nearwire-error.js";
  * returns CREDIT to the sender, so the buffer never holds more than the granted window.
  */
 export class InboundStream<T> implements AsyncIterableIterator<T> {
-  private readonly items: T[] = [];
+  /**
+   * Buffered messages: a ring of `items.length` (a power of two) slots from `head`, `count` of
+   * them used. It doubles when full and never shrinks, so a stream that fills and drains its
+   * buffer over and over does not reallocate it each time.
+   */
+  private items: (T | undefined)[] = new Array<T | undefined>(16).fill(undefined);
   private head = 0;
+  private count = 0;
   private ended = false;
   private error: NearwireError | undefined;
   private waiter: ((r: IteratorResult<T>) => void) | undefined;
@@ -28,7 +34,7 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
 
   /** Messages buffered and not yet taken. */
   get buffered(): number {
-    return this.items.length - this.head;
+    return this.count;
   }
 
   push(value: T): void {
@@ -41,7 +47,27 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
       w({ value, done: false });
       return;
     }
-    this.items.push(value);
+    let items = this.items;
+    if (this.count === items.length) items = this.grow();
+    items[(this.head + this.count) & (items.length - 1)] = value;
+    this.count++;
+  }
+
+  /** Doubles the ring, its messages moved to the start in order. */
+  private grow(): (T | undefined)[] {
+    const old = this.items;
+    const items = new Array<T | undefined>(old.length * 2).fill(undefined);
+    for (let i = 0; i < this.count; i++) items[i] = old[(this.head + i) & (old.length - 1)];
+    this.items = items;
+    this.head = 0;
+    return items;
+  }
+
+  /** Drops every buffered message. */
+  private clear(): void {
+    this.items.fill(undefined);
+    this.head = 0;
+    this.count = 0;
   }
 
   end(): void {
@@ -64,10 +90,7 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     if (this.ended) return;
     this.ended = true;
     this.error = error;
-    if (!keepBuffered) {
-      this.items.length = 0;
-      this.head = 0;
-    }
+    if (!keepBuffered) this.clear();
     const f = this.failWaiter;
     if (f !== undefined) {
       this.waiter = undefined;
@@ -77,14 +100,12 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
-    if (this.head < this.items.length) {
-      const value = this.items[this.head] as T;
-      this.items[this.head] = undefined as T;
-      this.head++;
-      if (this.head === this.items.length) {
-        this.items.length = 0;
-        this.head = 0;
-      }
+    if (this.count > 0) {
+      const items = this.items;
+      const value = items[this.head] as T;
+      items[this.head] = undefined;
+      this.head = (this.head + 1) & (items.length - 1);
+      this.count--;
       this.onConsumed();
       return Promise.resolve({ value, done: false });
     }
@@ -99,8 +120,7 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
   return(): Promise<IteratorResult<T>> {
     if (!this.ended) {
       this.ended = true;
-      this.items.length = 0;
-      this.head = 0;
+      this.clear();
       this.onAbandon();
     }
     return Promise.resolve({ value: undefined, done: true });

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Code } from "../src/code.js";
+import { NearwireError } from "../src/nearwire-error.js";
+import { InboundStream } from "../src/rpc/inbound-stream.js";
+
+/** Takes `n` messages from the stream (each must be there). */
+async function take(s: InboundStream<number>, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = await s.next();
+    assert.equal(r.done, false);
+    out.push(r.value as number);
+  }
+  return out;
+}
+
+test("buffered messages come out in order across wrap-around and growth; each take is reported", async () => {
+  const s = new InboundStream<number>();
+  let consumed = 0;
+  s.bind(
+    () => consumed++,
+    () => assert.fail("not abandoned"),
+  );
+  let next = 0;
+  let expected = 0;
+  const push = (n: number) => {
+    for (let i = 0; i < n; i++) s.push(next++);
+  };
+  const check = async (n: number) => {
+    assert.deepEqual(
+      await take(s, n),
+      Array.from({ length: n }, () => expected++),
+    );
+  };
+  push(10);
+  await check(7); // head at 7 of 16 slots
+  push(12); // wraps around the end of the ring
+  assert.equal(s.buffered, 15);
+  push(40); // full: grows twice while wrapped
+  assert.equal(s.buffered, 55);
+  await check(50);
+  push(200);
+  await check(205);
+  assert.equal(s.buffered, 0);
+  assert.equal(consumed, 262);
+  // A message pushed while the consumer waits goes straight to it.
+  const waiting = s.next();
+  s.push(next++);
+  assert.deepEqual(await waiting, { value: expected++, done: false });
+  s.end();
+  assert.deepEqual(await s.next(), { value: undefined, done: true });
+});
+
+test("fail(keepBuffered) delivers what arrived first, then throws; fail() drops it", async () => {
+  const err = new NearwireError(Code.Internal, "boom");
+  const kept = new InboundStream<number>();
+  for (let i = 0; i < 20; i++) kept.push(i);
+  kept.fail(err, true);
+  assert.deepEqual(
+    await take(kept, 20),
+    Array.from({ length: 20 }, (_, i) => i),
+  );
+  await assert.rejects(kept.next(), (e) => e === err);
+
+  const dropped = new InboundStream<number>();
+  for (let i = 0; i < 20; i++) dropped.push(i);
+  dropped.fail(err);
+  assert.equal(dropped.buffered, 0);
+  await assert.rejects(dropped.next(), (e) => e === err);
+});
+
+test("return() abandons the stream: buffered messages are dropped and onAbandon runs once", async () => {
+  const s = new InboundStream<number>();
+  let abandoned = 0;
+  s.bind(
+    () => undefined,
+    () => abandoned++,
+  );
+  for (let i = 0; i < 30; i++) s.push(i);
+  assert.deepEqual(await s.return(), { value: undefined, done: true });
+  await s.return();
+  assert.equal(abandoned, 1);
+  assert.equal(s.buffered, 0);
+  s.push(99); // after the end: ignored
+  assert.deepEqual(await s.next(), { value: undefined, done: true });
+});
