@@ -55,11 +55,18 @@ export const BATCH_BYTES = 64 * 1024;
  * answers, so both processes work at once instead of taking turns with whole bursts. Only
  * while the kernel takes writes at once (nothing queued in the socket): under backpressure
  * batches grow to full size instead. Within one run of sends (until the tick's flush) the
- * threshold doubles after each early write, up to {@link BATCH_BYTES}: a burst of replies still
- * starts the peer after 2 KiB, while a long stream (a server-streaming handler that never
- * yields to the event loop) soon writes 32–64 KiB per syscall instead of 2 KiB.
+ * threshold doubles after each early write, up to {@link EARLY_FLUSH_MAX_BYTES}: a burst of
+ * replies still starts the peer after 2 KiB, while a long stream (a server-streaming handler that
+ * never yields to the event loop) soon writes 32 KiB per syscall instead of 2 KiB.
  */
 export const EARLY_FLUSH_BYTES = 2048;
+
+/**
+ * The early-write threshold stops doubling here, half the batch: a batch is then written before
+ * it fills, so a frame never has to find the batch too full for it (a codec's `encodeInto` that
+ * runs out of room may have to give up and be retried).
+ */
+export const EARLY_FLUSH_MAX_BYTES = BATCH_BYTES / 2;
 
 /** After sending GOAWAY, how long to wait for the peer to close before destroying (ms). */
 export const GOAWAY_LINGER_MS = 1000;
@@ -315,7 +322,7 @@ export class SocketChannel implements Channel {
   #afterAppend(): void {
     if (this.#batchLength >= this.#earlyFlushAt && this.#socket.writableLength === 0) {
       this.#flush();
-      if (this.#earlyFlushAt < BATCH_BYTES) this.#earlyFlushAt *= 2;
+      if (this.#earlyFlushAt < EARLY_FLUSH_MAX_BYTES) this.#earlyFlushAt *= 2;
     }
     this.#scheduleFlush();
   }

@@ -110,7 +110,7 @@ describe("uds channel provider", () => {
     );
   });
 
-  it("batched writes: the first after 2 KiB, then doubling within one run of sends, reset at the tick's end", async () => {
+  it("batched writes: the first after 2 KiB, then doubling up to 32 KiB within one run of sends, reset at the tick's end", async () => {
     let accepted!: (ch: Channel) => void;
     const local = new Promise<Channel>((r) => {
       accepted = r;
@@ -142,29 +142,29 @@ describe("uds channel provider", () => {
         remote.send(0x80, p);
       }
     };
-    burst(1000, 0); // 73 KiB in one synchronous run
+    burst(2000, 0); // 143 KiB in one synchronous run
     const early = [...writes];
     await new Promise((r) => setImmediate(r));
-    // Written early at 2, 4, 8, 16, 32 KiB of batch; the rest at the end of the tick.
+    // Written early at 2, 4, 8, 16, then every 32 KiB of batch; the rest at the end of the tick.
     assert.deepEqual(
       early,
-      [2048, 4096, 8192, 16384, 32768].map((at) => Math.ceil(at / frame) * frame),
+      [2048, 4096, 8192, 16384, 32768, 32768, 32768].map((at) => Math.ceil(at / frame) * frame),
     );
-    assert.equal(writes.length, 6, `writes ${writes}`);
+    assert.equal(writes.length, 8, `writes ${writes}`);
     assert.equal(
       writes.reduce((a, b) => a + b, 0),
-      1000 * frame,
+      2000 * frame,
     );
     // The next run starts again at 2 KiB.
     writes.length = 0;
-    burst(40, 1000);
+    burst(40, 2000);
     assert.deepEqual(writes, [Math.ceil(2048 / frame) * frame]);
     await new Promise((r) => setImmediate(r));
     const deadline = Date.now() + 5000;
-    while (got.length < 1040 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    while (got.length < 2040 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual(
       got,
-      Array.from({ length: 1040 }, (_, i) => i & 0xff),
+      Array.from({ length: 2040 }, (_, i) => i & 0xff),
       "every frame arrives, in order",
     );
     await remote.close();
