@@ -33,6 +33,11 @@ const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
 const EMPTY = new Uint8Array(0);
 
 class OutOfRoom extends Error {}
+/**
+ * The one OutOfRoom thrown: `encodeInto` catches it and returns -1 (a send buffer's end is an
+ * expected event, once per batch), so it carries no stack and costs no stack capture.
+ */
+const OUT_OF_ROOM = new OutOfRoom("out of room");
 
 /** Writes into `bytes` from `pos`; throws OutOfRoom when `bytes` is too small. */
 class RawWriter {
@@ -50,7 +55,7 @@ class RawWriter {
     this.pos = pos;
   }
   room(n: number): void {
-    if (this.pos + n > this.bytes.byteLength) throw new OutOfRoom();
+    if (this.pos + n > this.bytes.byteLength) throw OUT_OF_ROOM;
   }
   u32(v: number): void {
     this.room(4);
@@ -83,7 +88,7 @@ class RawWriter {
     }
     if (i < n) {
       const { read, written } = utf8Encoder.encodeInto(s.slice(i), bytes.subarray(p));
-      if (read !== n - i) throw new OutOfRoom();
+      if (read !== n - i) throw OUT_OF_ROOM;
       p += written;
     }
     this.view.setUint32(this.base + this.pos, p - this.pos - 4, true);
@@ -365,12 +370,14 @@ function messageCodec<T>(layout: Layout<T>): MessageCodec<T> {
     },
     encodeInto(value, dest, offset) {
       if (offset < 0 || offset > dest.byteLength) return -1;
+      // An exact layout knows its size: too little room is -1 without writing anything.
+      if (layout.exact && layout.maxBytes(value) > dest.byteLength - offset) return -1;
       writer.reset(dest, offset);
       try {
         layout.write(writer, value);
         return writer.pos - offset;
       } catch (cause) {
-        if (cause instanceof OutOfRoom) return -1;
+        if (cause === OUT_OF_ROOM) return -1;
         throw cause instanceof NearwireError ? cause : encodeFailed(String(cause));
       }
       // The writer keeps its view of `dest` until the next call: encoding into the same send
