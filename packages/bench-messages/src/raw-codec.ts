@@ -102,25 +102,33 @@ class RawWriter {
   }
 }
 
-/** Reads `bytes` from 0; every read is bounds-checked and throws decode-failed. */
+/**
+ * Reads `bytes[start … limit)`; every read is bounds-checked and throws decode-failed (positions
+ * in messages are relative to `start`).
+ */
 class RawReader {
   bytes: Uint8Array = EMPTY;
   /** A DataView over the whole ArrayBuffer of `bytes`, kept while the buffer stays the same. */
   view: DataView = new DataView(EMPTY.buffer);
   /** `bytes.byteOffset`: view offsets are `base + pos`. */
   base = 0;
+  /** Where the message starts and ends in `bytes`; `pos` runs from `start` to `limit`. */
+  start = 0;
+  limit = 0;
   pos = 0;
 
-  reset(bytes: Uint8Array): this {
+  reset(bytes: Uint8Array, start: number, limit: number): this {
     this.bytes = bytes;
     if (this.view.buffer !== bytes.buffer) this.view = new DataView(bytes.buffer);
     this.base = bytes.byteOffset;
-    this.pos = 0;
+    this.start = start;
+    this.limit = limit;
+    this.pos = start;
     return this;
   }
   need(n: number): void {
-    if (n > this.bytes.byteLength - this.pos)
-      throw decodeFailed(`${n} B needed at ${this.pos} of ${this.bytes.byteLength}`);
+    if (n > this.limit - this.pos)
+      throw decodeFailed(`${n} B needed at ${this.pos - this.start} of ${this.limit - this.start}`);
   }
   u32(): number {
     this.need(4);
@@ -131,7 +139,7 @@ class RawReader {
   u64(): number {
     this.need(8);
     const high = this.view.getUint32(this.base + this.pos + 4, true);
-    if (high > MAX_HIGH) throw decodeFailed(`u64 at ${this.pos} above 2^53-1`);
+    if (high > MAX_HIGH) throw decodeFailed(`u64 at ${this.pos - this.start} above 2^53-1`);
     const v = high * TWO_POW_32 + this.view.getUint32(this.base + this.pos, true);
     this.pos += 8;
     return v;
@@ -152,12 +160,12 @@ class RawReader {
       let s = "";
       for (let i = start; i < start + n; i++) {
         const c = bytes[i] as number;
-        if (c >= 0x80) return utf8(bytes, start, start + n);
+        if (c >= 0x80) return utf8(bytes, start, start + n, this.start);
         s += String.fromCharCode(c);
       }
       return s;
     }
-    return utf8(bytes, start, start + n);
+    return utf8(bytes, start, start + n, this.start);
   }
   bin(): Uint8Array {
     const n = this.u32();
@@ -168,21 +176,21 @@ class RawReader {
   }
   count(minBytesEach: number): number {
     const n = this.u32();
-    if (n > (this.bytes.byteLength - this.pos) / minBytesEach)
-      throw decodeFailed(`count ${n} at ${this.pos - 4} past the end`);
+    if (n > (this.limit - this.pos) / minBytesEach)
+      throw decodeFailed(`count ${n} at ${this.pos - this.start - 4} past the end`);
     return n;
   }
   end(): void {
-    if (this.pos !== this.bytes.byteLength)
-      throw decodeFailed(`${this.bytes.byteLength - this.pos} trailing bytes`);
+    if (this.pos !== this.limit) throw decodeFailed(`${this.limit - this.pos} trailing bytes`);
   }
 }
 
-function utf8(bytes: Uint8Array, start: number, end: number): string {
+/** UTF-8 of `bytes[start … end)`; an error names the position relative to the message's `origin`. */
+function utf8(bytes: Uint8Array, start: number, end: number, origin: number): string {
   try {
     return utf8Decoder.decode(bytes.subarray(start, end));
   } catch (cause) {
-    throw decodeFailed(`invalid UTF-8 at ${start}`, cause);
+    throw decodeFailed(`invalid UTF-8 at ${start - origin}`, cause);
   }
 }
 
@@ -384,7 +392,15 @@ function messageCodec<T>(layout: Layout<T>): MessageCodec<T> {
       // buffer or ring again then costs no new DataView.
     },
     decode(bytes) {
-      const r = reader.reset(bytes);
+      const r = reader.reset(bytes, 0, bytes.byteLength);
+      const value = layout.read(r);
+      r.end();
+      return value;
+    },
+    decodeRange(bytes, start, end) {
+      if (!(start >= 0 && start <= end && end <= bytes.byteLength))
+        throw decodeFailed(`range ${start}…${end} outside ${bytes.byteLength} bytes`);
+      const r = reader.reset(bytes, start, end);
       const value = layout.read(r);
       r.end();
       return value;

@@ -4,7 +4,7 @@ import { FlatbuffersVerifier } from "@nearwire/codec-flatbuffers";
 import { codecSuite } from "@nearwire/conformance";
 import type { MessageCodec, MessageType } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
-import type fc from "fast-check";
+import fc from "fast-check";
 import { ByteBuffer } from "flatbuffers";
 import { arbitraries } from "../src/arbitraries.js";
 import {
@@ -259,6 +259,63 @@ test("flatbuffers bench tables: corrupted buffers are rejected or read in bounds
         assert.ok(err instanceof NearwireError && err.reason === "decode-failed", String(err));
       }
       assert.deepStrictEqual(reads, [], `${key}: out-of-bounds read after verify`);
+    }
+  }
+});
+
+/** What `decode` gives for `bytes`: the canonical value, or the decode error's message. */
+function outcome(key: Key, run: () => unknown): { value: unknown } | { error: string } {
+  try {
+    return { value: canon(key, run()) };
+  } catch (err) {
+    assert.ok(err instanceof NearwireError, `not a NearwireError: ${String(err)}`);
+    assert.equal(err.code, Code.InvalidArgument);
+    assert.equal(err.reason, "decode-failed");
+    return { error: err.message };
+  }
+}
+
+test("raw decodeRange(bytes, start, end) reads a message inside a larger buffer exactly as decode of that range", () => {
+  for (const key of keys) {
+    const codec = codecOf("raw", key);
+    const decodeRange = codec.decodeRange?.bind(codec);
+    assert.ok(decodeRange, `raw ${key} has decodeRange`);
+    fc.assert(
+      fc.property(
+        arbitraries[key] as fc.Arbitrary<unknown>,
+        fc.nat(40),
+        fc.nat(40),
+        fc.integer({ min: -3, max: 3 }),
+        fc.nat(),
+        (value, before, after, cut, flip) => {
+          const msg = codec.encode(value);
+          // The message inside a buffer with bytes before and after it; the range may be cut
+          // short or run into the next bytes, and one byte of it may be corrupted.
+          const buf = new Uint8Array(before + msg.byteLength + after).fill(0xa5);
+          buf.set(msg, before);
+          const end = Math.min(buf.byteLength, Math.max(before, before + msg.byteLength + cut));
+          if (flip % 3 === 0 && end > before) {
+            const at = before + (flip % (end - before));
+            buf[at] = (buf[at] as number) ^ 0xff;
+          }
+          assert.deepEqual(
+            outcome(key, () => decodeRange(buf, before, end)),
+            outcome(key, () => codec.decode(buf.slice(before, end))),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
+    for (const [start, end] of [
+      [-1, 2],
+      [3, 2],
+      [0, 1000],
+    ] as const) {
+      assert.equal(
+        "error" in outcome(key, () => decodeRange(new Uint8Array(10), start, end)),
+        true,
+        `${key} range ${start}…${end}`,
+      );
     }
   }
 });

@@ -36,6 +36,13 @@ export interface MessageCodec<T> {
   /** True when a decoded value may reference `bytes` (zero-copy decode). */
   readonly decodesInPlace: boolean;
   /**
+   * Optional: decodes the message in `bytes[start … end)`, with the result and errors of
+   * `decode(bytes.subarray(start, end))` but no view of that range made first. The engine then
+   * decodes a received message straight from its frame (or from the frame's copy), one
+   * allocation less per message.
+   */
+  decodeRange?(bytes: Uint8Array, start: number, end: number): T;
+  /**
    * Optional: encodes straight into `dest` at `offset` (a socket batch or a ring slot) and
    * returns the number of bytes written, or -1 when `dest` has too little room.
    */

@@ -99,8 +99,9 @@ export function encodeChecked(
 /**
  * Decodes with `codec` the message that fills `frame` from `offset` to its end. A frame that is
  * only valid during the frame callback (`transient`) is copied first, and only when the codec's
- * decoded values would point into it; the copy is taken of the whole frame, so the message
- * costs one view (of the copy), not a view of the frame and then one of the copy.
+ * decoded values would point into it; the copy is taken of the whole frame. A codec with
+ * `decodeRange` reads the message in place (in the frame or its copy) with no view made for
+ * it; others get one view of it.
  */
 export function decodeChecked(
   codec: MessageCodec<unknown>,
@@ -120,14 +121,19 @@ export function decodeChecked(
       },
     );
   }
-  const input =
-    transient && codec.decodesInPlace
-      ? keepCopy(frame, offset)
-      : offset === 0
-        ? frame
-        : frame.subarray(offset);
   try {
-    return codec.decode(input);
+    if (transient && codec.decodesInPlace) {
+      copyFrame(frame, offset);
+      if (codec.decodeRange !== undefined)
+        return codec.decodeRange(copied, copiedStart, copiedStart + n);
+      return codec.decode(
+        copiedStart === 0 && copied.byteLength === n
+          ? copied
+          : new Uint8Array(copied.buffer, copied.byteOffset + copiedStart, n),
+      );
+    }
+    if (codec.decodeRange !== undefined) return codec.decodeRange(frame, offset, frame.byteLength);
+    return codec.decode(offset === 0 ? frame : frame.subarray(offset));
   } catch (cause) {
     if (cause instanceof NearwireError) throw cause;
     throw new NearwireError(
@@ -154,23 +160,31 @@ const SLAB_BYTES = 256 * 1024;
 let slab = new Uint8Array(SLAB_BYTES);
 let slabUsed = 0;
 
+/** Where {@link copyFrame} put the message: `copied[copiedStart …]`, its length unchanged. */
+let copied: Uint8Array = slab;
+let copiedStart = 0;
+
 /**
- * A copy of `frame[offset…]`, a transient view (a ring slot), that may be kept: small ones are
- * carved from a slab that is never reused (it is freed when the last view of it dies), so a
- * message costs a view, not an ArrayBuffer of its own (which Node 20 allocates off-heap above 64
- * bytes). The slab takes the whole frame (a `set` of the frame needs no view of its message
- * part), and the one view returned covers the message.
+ * Copies `frame[offset…]`, a transient view (a ring slot), to where it may be kept, and points
+ * `copied` / `copiedStart` at it (no object per copy beyond the copy itself). Small messages
+ * are carved from a slab that is never reused (it is freed when the last view of it dies), so a
+ * message costs no ArrayBuffer of its own (which Node 20 allocates off-heap above 64 bytes); the
+ * slab takes the whole frame, as a `set` of the frame needs no view of its message part.
  */
-function keepCopy(frame: Uint8Array, offset: number): Uint8Array {
+function copyFrame(frame: Uint8Array, offset: number): void {
   const total = frame.byteLength;
   const n = total - offset;
-  if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES) return frame.slice(offset);
+  if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES) {
+    copied = frame.slice(offset);
+    copiedStart = 0;
+    return;
+  }
   if (slabUsed + total > SLAB_BYTES) {
     slab = new Uint8Array(SLAB_BYTES);
     slabUsed = 0;
   }
   slab.set(frame, slabUsed);
-  const out = new Uint8Array(slab.buffer, slabUsed + offset, n);
+  copied = slab;
+  copiedStart = slabUsed + offset;
   slabUsed = (slabUsed + total + 7) & ~7;
-  return out;
 }
