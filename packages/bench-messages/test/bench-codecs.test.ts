@@ -319,3 +319,38 @@ test("raw decodeRange(bytes, start, end) reads a message inside a larger buffer 
     }
   }
 });
+
+test("raw encodeInto and decodeRange stay right when the target array changes, or stays and its buffer is shared", () => {
+  // The raw writer and reader keep their DataView while they are handed the same array, and
+  // re-point it when another array comes (another buffer, or another view of the same buffer at
+  // another byteOffset): every combination must write and read the bytes `encode` gives.
+  const shared = new ArrayBuffer(256 * 1024);
+  const targets = [
+    new Uint8Array(shared, 0, 80 * 1024),
+    new Uint8Array(shared, 1000, 80 * 1024),
+    new Uint8Array(shared, 1000, 80 * 1024),
+    new Uint8Array(70 * 1024),
+    new Uint8Array(shared, 8, 66 * 1024),
+  ];
+  for (const key of keys) {
+    const codec = codecOf("raw", key);
+    const value = sampleMessages[key];
+    const expected = codec.encode(value);
+    // Each target twice in a row (the kept view), then the next one (a new view).
+    for (const target of [...targets, ...targets].flatMap((t) => [t, t])) {
+      const at = 16 + (target.byteOffset % 7);
+      target.fill(0);
+      const n = codec.encodeInto?.(value, target, at);
+      assert.equal(
+        n,
+        expected.byteLength,
+        `${key} into a ${target.byteLength} B view at ${target.byteOffset}`,
+      );
+      assert.deepEqual(target.slice(at, at + expected.byteLength), expected);
+      assert.deepEqual(
+        canon(key, codec.decodeRange?.(target, at, at + expected.byteLength)),
+        canon(key, codec.decode(expected)),
+      );
+    }
+  }
+});
