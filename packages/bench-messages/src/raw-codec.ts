@@ -55,7 +55,7 @@ function retarget(
   on.base = bytes.byteOffset;
 }
 
-/** Writes into `bytes` from `pos`; throws OutOfRoom when `bytes` is too small. */
+/** Writes into `bytes` from `pos` up to `end`; throws OutOfRoom at `end`. */
 class RawWriter {
   bytes: Uint8Array = EMPTY;
   /** A DataView over the whole ArrayBuffer of `bytes`, kept while the buffer stays the same. */
@@ -63,13 +63,16 @@ class RawWriter {
   /** `bytes.byteOffset`: view offsets are `base + pos`. */
   base = 0;
   pos = 0;
+  /** Nothing is written at or past this index of `bytes`. */
+  end = 0;
 
-  reset(bytes: Uint8Array, pos: number): void {
+  reset(bytes: Uint8Array, pos: number, end: number): void {
     if (bytes !== this.bytes) retarget(this, bytes);
     this.pos = pos;
+    this.end = end;
   }
   room(n: number): void {
-    if (this.pos + n > this.bytes.byteLength) throw OUT_OF_ROOM;
+    if (this.pos + n > this.end) throw OUT_OF_ROOM;
   }
   u32(v: number): void {
     this.room(4);
@@ -101,7 +104,7 @@ class RawWriter {
       bytes[p++] = c;
     }
     if (i < n) {
-      const { read, written } = utf8Encoder.encodeInto(s.slice(i), bytes.subarray(p));
+      const { read, written } = utf8Encoder.encodeInto(s.slice(i), bytes.subarray(p, this.end));
       if (read !== n - i) throw OUT_OF_ROOM;
       p += written;
     }
@@ -363,24 +366,39 @@ const reader = new RawReader();
 let scratch = new Uint8Array(4096);
 
 function messageCodec<T>(layout: Layout<T>): MessageCodec<T> {
+  function encodeIntoRange(value: T, dest: Uint8Array, start: number, end: number): number {
+    if (!(start >= 0 && start <= end && end <= dest.byteLength)) return -1;
+    // An exact layout knows its size: too little room is -1 without writing anything.
+    if (layout.exact && layout.maxBytes(value) > end - start) return -1;
+    writer.reset(dest, start, end);
+    try {
+      layout.write(writer, value);
+      return writer.pos - start;
+    } catch (cause) {
+      if (cause === OUT_OF_ROOM) return -1;
+      throw cause instanceof NearwireError ? cause : encodeFailed(String(cause));
+    }
+    // The writer keeps its view of `dest` until the next call: encoding into the same send
+    // buffer or ring again then costs no new DataView.
+  }
   return {
     decodesInPlace: layout.inPlace,
     encode(value) {
       const max = layout.maxBytes(value);
       if (layout.exact) {
         const out = new Uint8Array(max);
-        writer.reset(out, 0);
+        writer.reset(out, 0, max);
         try {
           layout.write(writer, value);
         } catch (cause) {
           throw cause instanceof NearwireError ? cause : encodeFailed(String(cause));
         } finally {
-          writer.reset(EMPTY, 0);
+          writer.reset(EMPTY, 0, 0);
         }
         return out;
       }
       if (scratch.byteLength < max) scratch = new Uint8Array(Math.max(max, scratch.byteLength * 2));
-      writer.reset(scratch, 0);
+      writer.reset(scratch, 0, scratch.byteLength);
       try {
         layout.write(writer, value);
       } catch (cause) {
@@ -388,21 +406,8 @@ function messageCodec<T>(layout: Layout<T>): MessageCodec<T> {
       }
       return scratch.slice(0, writer.pos);
     },
-    encodeInto(value, dest, offset) {
-      if (offset < 0 || offset > dest.byteLength) return -1;
-      // An exact layout knows its size: too little room is -1 without writing anything.
-      if (layout.exact && layout.maxBytes(value) > dest.byteLength - offset) return -1;
-      writer.reset(dest, offset);
-      try {
-        layout.write(writer, value);
-        return writer.pos - offset;
-      } catch (cause) {
-        if (cause === OUT_OF_ROOM) return -1;
-        throw cause instanceof NearwireError ? cause : encodeFailed(String(cause));
-      }
-      // The writer keeps its view of `dest` until the next call: encoding into the same send
-      // buffer or ring again then costs no new DataView.
-    },
+    encodeInto: (value, dest, offset) => encodeIntoRange(value, dest, offset, dest.byteLength),
+    encodeIntoRange,
     decode(bytes) {
       const r = reader.reset(bytes, 0, bytes.byteLength);
       const value = layout.read(r);

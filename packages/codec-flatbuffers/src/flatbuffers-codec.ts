@@ -79,17 +79,19 @@ export function createFlatbuffersCodec(
   }
 
   function makeCodec(name: string, table: FlatbuffersTable<unknown>): MessageCodec<unknown> {
+    const encodeIntoRange = (value: unknown, dest: Uint8Array, start: number, end: number) => {
+      const bytes = build(table, value);
+      if (!(start >= 0 && end <= dest.byteLength && bytes.byteLength <= end - start)) return -1;
+      dest.set(bytes, start);
+      return bytes.byteLength;
+    };
     return {
       decodesInPlace: true,
       encode(value) {
         return build(table, value).slice();
       },
-      encodeInto(value, dest, offset) {
-        const bytes = build(table, value);
-        if (offset < 0 || bytes.byteLength > dest.byteLength - offset) return -1;
-        dest.set(bytes, offset);
-        return bytes.byteLength;
-      },
+      encodeInto: (value, dest, offset) => encodeIntoRange(value, dest, offset, dest.byteLength),
+      encodeIntoRange,
       decode(bytes) {
         try {
           const verifier = new FlatbuffersVerifier(bytes, verifierOptions);

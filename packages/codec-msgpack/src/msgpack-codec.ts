@@ -42,6 +42,18 @@ export function createMsgpackCodec(options: MsgpackCodecOptions = {}): Codec {
   const encoder = new Encoder(options.encoder);
   const decoder = new Decoder(options.decoder);
 
+  function encodeIntoRange(value: unknown, dest: Uint8Array, start: number, end: number): number {
+    let view: Uint8Array;
+    try {
+      view = encoder.encodeSharedRef(value);
+    } catch (cause) {
+      throw encodeFailed(cause);
+    }
+    if (!(start >= 0 && end <= dest.byteLength && view.byteLength <= end - start)) return -1;
+    dest.set(view, start);
+    return view.byteLength;
+  }
+
   const messageCodec: MessageCodec<unknown> = {
     decodesInPlace: true,
     encode(value) {
@@ -52,16 +64,9 @@ export function createMsgpackCodec(options: MsgpackCodecOptions = {}): Codec {
       }
     },
     encodeInto(value, dest, offset) {
-      let view: Uint8Array;
-      try {
-        view = encoder.encodeSharedRef(value);
-      } catch (cause) {
-        throw encodeFailed(cause);
-      }
-      if (offset < 0 || view.byteLength > dest.byteLength - offset) return -1;
-      dest.set(view, offset);
-      return view.byteLength;
+      return encodeIntoRange(value, dest, offset, dest.byteLength);
     },
+    encodeIntoRange,
     decode(bytes) {
       try {
         return decoder.decode(bytes);

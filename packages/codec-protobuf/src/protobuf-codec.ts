@@ -187,6 +187,17 @@ export function createProtobufCodec(
   }
 
   function makeCodec(name: string, type: ProtobufStaticType): MessageCodec<unknown> {
+    const encodeIntoRange = (value: unknown, dest: Uint8Array, start: number, end: number) => {
+      const w = writeMessage(type, value);
+      const length = w.pos;
+      if (!(start >= 0 && end <= dest.byteLength && length <= end - start)) {
+        w.reset();
+        return -1;
+      }
+      w.finishInto(dest, start);
+      w.reset();
+      return length;
+    };
     return {
       decodesInPlace: true,
       encode(value) {
@@ -195,17 +206,8 @@ export function createProtobufCodec(
         w.reset();
         return bytes;
       },
-      encodeInto(value, dest, offset) {
-        const w = writeMessage(type, value);
-        const length = w.pos;
-        if (offset < 0 || length > dest.byteLength - offset) {
-          w.reset();
-          return -1;
-        }
-        w.finishInto(dest, offset);
-        w.reset();
-        return length;
-      },
+      encodeInto: (value, dest, offset) => encodeIntoRange(value, dest, offset, dest.byteLength),
+      encodeIntoRange,
       decode(bytes) {
         reader.buf = bytes;
         reader.pos = 0;

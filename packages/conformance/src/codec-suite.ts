@@ -70,7 +70,7 @@ export interface CodecSuiteOptions {
   types: CodecSuiteType<unknown>[];
   /** Type names `forType` must refuse with NOT_FOUND. Default none (schema-less codecs). */
   unknownTypes?: string[];
-  /** Whether `forType(...)` codecs must have `encodeInto`. Default true. */
+  /** Whether `forType(...)` codecs must have `encodeInto` and `encodeIntoRange`. Default true. */
   encodeInto?: boolean;
   /**
    * Whether `encodeInto` must leave `dest` untouched when it returns -1. Default true; the
@@ -101,7 +101,8 @@ function assertDecodeFailed(err: unknown, context: string): void {
 
 /**
  * Registers with `node:test` the checks every codec must pass, per message type: fixed values
- * and a seeded property round-trip, `encodeInto` at an offset and out of room, truncated
+ * and a seeded property round-trip, `encodeInto` at an offset and out of room, `encodeIntoRange`
+ * inside a larger buffer (nothing written outside its range), truncated
  * prefixes, seeded random bytes and other formats' bytes (a value or `decode-failed`, nothing
  * else), zero-copy `bytes` fields iff `decodesInPlace`, and `encode-failed` on unencodable
  * values. Format-specific checks stay in the codec's own tests.
@@ -194,6 +195,43 @@ export function codecSuite(options: CodecSuiteOptions): void {
             "nothing written when out of room",
           );
         assert.equal(c.encodeInto(sample, dest, dest.byteLength + 1), -1, "offset past the end");
+        assert.deepStrictEqual(c.encode(sample), expected, "writer state is clean afterwards");
+      });
+
+      test(`${label}: encodeIntoRange writes in [start, end) only, -1 when the range is too small`, () => {
+        const c = forType();
+        if (options.encodeInto === false) return assert.equal(c.encodeIntoRange, undefined);
+        assert.ok(c.encodeIntoRange, "no encodeIntoRange");
+        const expected = c.encode(sample);
+        const n = expected.byteLength;
+        // The range in the middle of a larger buffer: bytes on both sides must stay as they were.
+        const dest = new Uint8Array(n + 20).fill(0xee);
+        const outside = (what: string) =>
+          assert.ok(
+            dest.subarray(0, 7).every((b) => b === 0xee) &&
+              dest.subarray(7 + n).every((b) => b === 0xee),
+            what,
+          );
+        assert.equal(c.encodeIntoRange(sample, dest, 7, 7 + n), n);
+        assert.deepStrictEqual(dest.subarray(7, 7 + n), expected);
+        outside("bytes outside the range untouched");
+        dest.fill(0xee);
+        assert.equal(c.encodeIntoRange(sample, dest, 7, 7 + n - 1), -1, "one byte short");
+        outside("nothing written past the range when out of room");
+        if (options.untouchedWhenOutOfRoom !== false)
+          assert.ok(
+            dest.every((b) => b === 0xee),
+            "nothing written when out of room",
+          );
+        assert.equal(c.encodeIntoRange(sample, dest, 7, dest.byteLength + 1), -1, "end past dest");
+        assert.equal(c.encodeIntoRange(sample, dest, -1, n), -1, "negative start");
+        assert.equal(c.encodeIntoRange(sample, dest, 9, 8), -1, "start after end");
+        assert.equal(
+          c.encodeIntoRange(sample, dest, 0, dest.byteLength),
+          n,
+          "the whole buffer as the range",
+        );
+        assert.deepStrictEqual(dest.subarray(0, n), expected);
         assert.deepStrictEqual(c.encode(sample), expected, "writer state is clean afterwards");
       });
 

@@ -47,6 +47,13 @@ export interface MessageCodec<T> {
    * returns the number of bytes written, or -1 when `dest` has too little room.
    */
   encodeInto?(value: T, dest: Uint8Array, offset: number): number;
+  /**
+   * Optional, beside `encodeInto`: encodes into `dest[start … end)` and returns the number of
+   * bytes written from `start`, or -1 when the range has too little room; it writes nothing
+   * outside the range, whatever it returns. The engine then fills a slot in the middle of a
+   * larger buffer (a ring) without making a view of the slot per message.
+   */
+  encodeIntoRange?(value: T, dest: Uint8Array, start: number, end: number): number;
 }
 
 /**

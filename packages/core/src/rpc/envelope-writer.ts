@@ -23,11 +23,12 @@ enum Head {
 /**
  * Writes the engine's hot frames — REQUEST without metadata, MESSAGE, OK STATUS with its
  * response — with the message encoded straight behind its envelope head in the channel's send
- * buffer (`Channel.sendWith` + `MessageCodec.encodeInto`): no intermediate message or frame
- * buffer and no closure per frame (one `fill` function per writer, its arguments in fields).
+ * buffer (`Channel.sendWith` + `MessageCodec.encodeIntoRange` or `encodeInto`): no intermediate
+ * message or frame buffer and no closure per frame (one `fill` function per writer, its
+ * arguments in fields).
  *
- * When the channel has no `sendWith`, has no contiguous room, or the codec has no
- * `encodeInto`, the message is encoded to its own bytes ({@link encodeChecked}, which also
+ * When the channel has no `sendWith`, has no contiguous room, or the codec has neither
+ * `encodeIntoRange` nor `encodeInto`, the message is encoded to its own bytes ({@link encodeChecked}, which also
  * reports encode failures and the size limit as typed errors) and copied behind the head.
  */
 export class EnvelopeWriter {
@@ -101,7 +102,10 @@ export class EnvelopeWriter {
     this.value = value;
     const channel = this.channel;
     try {
-      if (channel.sendWith !== undefined && codec.encodeInto !== undefined) {
+      if (
+        channel.sendWith !== undefined &&
+        (codec.encodeIntoRange !== undefined || codec.encodeInto !== undefined)
+      ) {
         if (channel.sendWith(type, this.fill)) return channel.backpressured !== true;
         if (channel.closed) throw channelClosed(channel.peer);
       }
@@ -166,14 +170,24 @@ export class EnvelopeWriter {
       dest.set(encoded, offset + headBytes);
     } else {
       const codec = this.codec as MessageCodec<unknown>;
-      const encodeInto = codec.encodeInto as NonNullable<MessageCodec<unknown>["encodeInto"]>;
       try {
-        // When the slot runs to the end of `dest`, the codec gets `dest` itself (no view to
-        // make); otherwise a view bounded to the slot, so that no codec writes past it.
-        n =
-          offset + limit === dest.byteLength
-            ? encodeInto.call(codec, this.value, dest, offset + headBytes)
-            : encodeInto.call(codec, this.value, dest.subarray(offset, offset + limit), headBytes);
+        // A codec with encodeIntoRange gets `dest` and the slot's bounds; otherwise, when the
+        // slot runs to the end of `dest`, `dest` itself, else a view bounded to the slot, so
+        // that no codec writes past it.
+        if (codec.encodeIntoRange !== undefined)
+          n = codec.encodeIntoRange(this.value, dest, offset + headBytes, offset + limit);
+        else {
+          const encodeInto = codec.encodeInto as NonNullable<MessageCodec<unknown>["encodeInto"]>;
+          n =
+            offset + limit === dest.byteLength
+              ? encodeInto.call(codec, this.value, dest, offset + headBytes)
+              : encodeInto.call(
+                  codec,
+                  this.value,
+                  dest.subarray(offset, offset + limit),
+                  headBytes,
+                );
+        }
       } catch {
         return -1; // re-encoded on the copying path, which reports the error
       }
