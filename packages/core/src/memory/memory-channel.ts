@@ -43,7 +43,9 @@ class MemoryChannel implements Channel {
   private queuedBytes = 0;
   private scheduled = false;
   private paused = false;
-  private slab = new Uint8Array(SLAB_BYTES);
+  /** The slab's ArrayBuffer: a view made with it costs half a `subarray` (no `buffer` getter). */
+  private slab = new ArrayBuffer(SLAB_BYTES);
+  private slabBytes = new Uint8Array(this.slab);
   private slabUsed = 0;
   private drainWaiters: (() => void)[] = [];
   private closeNotified = false;
@@ -77,14 +79,14 @@ class MemoryChannel implements Channel {
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
     if (this.closed || !isSendableType(type)) return false;
-    let room = this.slab.byteLength - this.slabUsed;
+    let room = SLAB_BYTES - this.slabUsed;
     if (room < 4096) {
       this.newSlab();
       room = SLAB_BYTES;
     }
-    const n = fill(this.slab, this.slabUsed, Math.min(room, this.maxPayloadBytes));
+    const n = fill(this.slabBytes, this.slabUsed, Math.min(room, this.maxPayloadBytes));
     if (n < 0) return false;
-    const view = this.slab.subarray(this.slabUsed, this.slabUsed + n);
+    const view = new Uint8Array(this.slab, this.slabUsed, n);
     this.slabUsed = (this.slabUsed + n + 7) & ~7;
     this.commit(type, view);
     return true;
@@ -132,13 +134,14 @@ class MemoryChannel implements Channel {
     checkSend(this.closed, type, n, this.maxPayloadBytes, this.peer);
     if (n > SLAB_BYTES / 4) return new Uint8Array(n);
     if (this.slabUsed + n > SLAB_BYTES) this.newSlab();
-    const view = this.slab.subarray(this.slabUsed, this.slabUsed + n);
+    const view = new Uint8Array(this.slab, this.slabUsed, n);
     this.slabUsed = (this.slabUsed + n + 7) & ~7;
     return view;
   }
 
   private newSlab(): void {
-    this.slab = new Uint8Array(SLAB_BYTES);
+    this.slab = new ArrayBuffer(SLAB_BYTES);
+    this.slabBytes = new Uint8Array(this.slab);
     this.slabUsed = 0;
   }
 
