@@ -121,13 +121,17 @@ class RawWriter {
 
 /**
  * Reads `bytes[start … limit)`; every read is bounds-checked and throws decode-failed (positions
- * in messages are relative to `start`).
+ * in messages are relative to `start`). Integers are read from the bytes; the DataView is made
+ * only for a float, since received frames are a new view each (a socket chunk's), and pointing a
+ * DataView at one costs two `buffer` getters.
  */
 class RawReader {
   bytes: Uint8Array = EMPTY;
-  /** A DataView over the whole ArrayBuffer of `bytes`, kept while the buffer stays the same. */
+  /** A DataView over the whole ArrayBuffer of `viewOf`, kept while the buffer stays the same. */
   view: DataView = new DataView(EMPTY.buffer);
-  /** `bytes.byteOffset`: view offsets are `base + pos`. */
+  /** The array `view` and `base` were last pointed at. */
+  viewOf: Uint8Array = EMPTY;
+  /** `viewOf.byteOffset`: view offsets are `base + pos`. */
   base = 0;
   /** Where the message starts and ends in `bytes`; `pos` runs from `start` to `limit`. */
   start = 0;
@@ -135,11 +139,30 @@ class RawReader {
   pos = 0;
 
   reset(bytes: Uint8Array, start: number, limit: number): this {
-    if (bytes !== this.bytes) retarget(this, bytes);
+    this.bytes = bytes;
     this.start = start;
     this.limit = limit;
     this.pos = start;
     return this;
+  }
+  /** The DataView over `bytes` (view offsets are `base + pos`). */
+  dataView(): DataView {
+    if (this.viewOf !== this.bytes) {
+      retarget(this, this.bytes);
+      this.viewOf = this.bytes;
+    }
+    return this.view;
+  }
+  /** Little-endian u32 at `p` (in bounds: checked by the caller). */
+  le32(p: number): number {
+    const b = this.bytes;
+    return (
+      ((b[p] as number) |
+        ((b[p + 1] as number) << 8) |
+        ((b[p + 2] as number) << 16) |
+        ((b[p + 3] as number) << 24)) >>>
+      0
+    );
   }
   need(n: number): void {
     if (n > this.limit - this.pos)
@@ -147,21 +170,21 @@ class RawReader {
   }
   u32(): number {
     this.need(4);
-    const v = this.view.getUint32(this.base + this.pos, true);
+    const v = this.le32(this.pos);
     this.pos += 4;
     return v;
   }
   u64(): number {
     this.need(8);
-    const high = this.view.getUint32(this.base + this.pos + 4, true);
+    const high = this.le32(this.pos + 4);
     if (high > MAX_HIGH) throw decodeFailed(`u64 at ${this.pos - this.start} above 2^53-1`);
-    const v = high * TWO_POW_32 + this.view.getUint32(this.base + this.pos, true);
+    const v = high * TWO_POW_32 + this.le32(this.pos);
     this.pos += 8;
     return v;
   }
   f64(): number {
     this.need(8);
-    const v = this.view.getFloat64(this.base + this.pos, true);
+    const v = this.dataView().getFloat64(this.base + this.pos, true);
     this.pos += 8;
     return v;
   }
