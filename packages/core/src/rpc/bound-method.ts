@@ -126,11 +126,9 @@ export function decodeChecked(
       copyFrame(frame, offset);
       if (codec.decodeRange !== undefined)
         return codec.decodeRange(copied, copiedStart, copiedStart + n);
-      return codec.decode(
-        copiedStart === 0 && copied.byteLength === n
-          ? copied
-          : new Uint8Array(copied.buffer, copied.byteOffset + copiedStart, n),
-      );
+      // A copy of its own is the message exactly; a slab copy gets one view, made from the
+      // slab's ArrayBuffer (no `buffer` getter per message).
+      return codec.decode(copied === slab ? new Uint8Array(slabBuffer, copiedStart, n) : copied);
     }
     if (codec.decodeRange !== undefined) return codec.decodeRange(frame, offset, frame.byteLength);
     return codec.decode(offset === 0 ? frame : frame.subarray(offset));
@@ -157,10 +155,14 @@ const ON_HEAP_COPY_MAX_BYTES = 64;
 /** Copies up to this many bytes into the shared slab; larger messages get their own buffer. */
 const SLAB_COPY_MAX_BYTES = 4096;
 const SLAB_BYTES = 256 * 1024;
-let slab = new Uint8Array(SLAB_BYTES);
+let slabBuffer = new ArrayBuffer(SLAB_BYTES);
+let slab = new Uint8Array(slabBuffer);
 let slabUsed = 0;
 
-/** Where {@link copyFrame} put the message: `copied[copiedStart …]`, its length unchanged. */
+/**
+ * Where {@link copyFrame} put the message: `copied[copiedStart …]`, its length unchanged; a copy
+ * of its own (not the slab) starts at 0 and is the message exactly.
+ */
 let copied: Uint8Array = slab;
 let copiedStart = 0;
 
@@ -180,7 +182,8 @@ function copyFrame(frame: Uint8Array, offset: number): void {
     return;
   }
   if (slabUsed + total > SLAB_BYTES) {
-    slab = new Uint8Array(SLAB_BYTES);
+    slabBuffer = new ArrayBuffer(SLAB_BYTES);
+    slab = new Uint8Array(slabBuffer);
     slabUsed = 0;
   }
   slab.set(frame, slabUsed);
