@@ -23,6 +23,7 @@ import {
 import { EnvelopeWriter } from "./envelope-writer.js";
 import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
+import { MessagePump } from "./message-pump.js";
 import { CALL_FINISHED, OutboundCredit } from "./outbound-credit.js";
 import { withServerCodec } from "./server-codec.js";
 
@@ -247,30 +248,28 @@ export class ClientSession {
       this.settle(call, NearwireError.from(err, Code.Unavailable));
       return;
     }
-    this.pumpRequests(call, requests).catch((err) => {
-      if (!call.done)
+    const codec = call.bound.input;
+    new MessagePump(requests, call.credit, {
+      ended: () => call.done,
+      send: (request) => this.writer.message(call.id, codec, request, "request"),
+      drained: () => this.channel.drained(),
+      stopped: (err, failed) => {
+        if (call.done) return;
+        if (!failed) {
+          try {
+            this.channel.send(FrameType.End, encodeCallId(call.id));
+            return;
+          } catch (e) {
+            err = e;
+          }
+        }
         this.cancel(
           call,
           NearwireError.from(err, Code.Canceled).code,
           `request stream failed: ${(err as Error).message}`,
         );
-    });
-  }
-
-  private async pumpRequests(
-    call: ClientCall,
-    requests: AsyncIterable<unknown> | Iterable<unknown>,
-  ): Promise<void> {
-    const credit = call.credit as OutboundCredit;
-    const codec = call.bound.input;
-    for await (const request of requests) {
-      if (call.done) return;
-      const wait = credit.take();
-      if (wait !== undefined) await wait;
-      if (call.done) return;
-      if (!this.writer.message(call.id, codec, request, "request")) await this.channel.drained();
-    }
-    if (!call.done) this.channel.send(FrameType.End, encodeCallId(call.id));
+      },
+    }).start();
   }
 
   private consumed(call: ClientCall): void {

@@ -29,6 +29,7 @@ import {
 import { EnvelopeWriter } from "./envelope-writer.js";
 import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
+import { MessagePump } from "./message-pump.js";
 import type { MethodTable } from "./method-table.js";
 import { OutboundCredit } from "./outbound-credit.js";
 import { ServerCall } from "./server-call.js";
@@ -360,26 +361,22 @@ export class ServerSession {
       this.fail(call, err);
       return;
     }
-    this.pump(call, source).then(
-      () => this.finish(call, Code.OK, ""),
-      (err) => this.fail(call, err),
-    );
-  }
-
-  private async pump(call: ServerCall, source: AsyncIterable<unknown>): Promise<void> {
     const credit = new OutboundCredit();
     call.credit = credit;
     const codec = call.bound.output;
-    for await (const value of source) {
-      if (call.finished) return;
-      const wait = credit.take();
-      if (wait !== undefined) await wait;
-      if (call.finished) return;
-      if (!this.writer.message(call.id, codec, value, "response")) {
+    new MessagePump(source, credit, {
+      ended: () => call.finished,
+      send: (value) => {
+        if (this.writer.message(call.id, codec, value, "response")) return true;
         this.pushBack();
-        await this.channel.drained();
-      }
-    }
+        return false;
+      },
+      drained: () => this.channel.drained(),
+      stopped: (err, failed) => {
+        if (failed) this.fail(call, err);
+        else this.finish(call, Code.OK, "");
+      },
+    }).start();
   }
 
   private reply(call: ServerCall, value: unknown): void {

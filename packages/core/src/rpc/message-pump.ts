@@ -1,0 +1,136 @@
+/** Sends a stream's messages from an (async) iterable, within its credit and the channel's room. */
+import type { OutboundCredit } from "./outbound-credit.js";
+
+/** What a pump sends into: one streamed call's side of the channel. */
+export interface PumpSink {
+  /** True once the call ended: the pump sends nothing more and closes its source. */
+  ended(): boolean;
+  /** Sends one message; false when the channel is above its high-water mark (wait for `drained`). */
+  send(value: unknown): boolean;
+  drained(): Promise<void>;
+  /**
+   * The pump stopped, after closing its source when it stopped early: `failed` false when the
+   * source ended or the call did, true with `error` when the source, a send or a wait threw.
+   */
+  stopped(error: unknown, failed: boolean): void;
+}
+
+/**
+ * Pumps `source` into `sink`: the engine's one loop that sends a streamed call's messages (a
+ * server's responses, a client's requests). It does what
+ *
+ *     for await (const value of source) {
+ *       if (sink.ended()) return;
+ *       await credit.take();            // when there is none left
+ *       if (sink.ended()) return;
+ *       if (!sink.send(value)) await sink.drained();
+ *     }
+ *
+ * does, closing the source (`return()`) on every early exit as `for await` does, but as
+ * promise callbacks bound once per stream: an async function's own suspension and promise per
+ * message cost about 40 ns of the 130–170 ns that an async generator's item costs here.
+ * A sync iterable is read through `for await`'s own adapter (its values may be promises).
+ */
+export class MessagePump {
+  private readonly iterator: AsyncIterator<unknown>;
+  private value: unknown;
+  private readonly onResult = (r: IteratorResult<unknown>): void => this.take(r);
+  private readonly onCredit = (): void => this.write();
+  private readonly onDrained = (): void => this.pull();
+  private readonly onSourceError = (err: unknown): void => this.sink.stopped(err, true);
+  private readonly onWaitError = (err: unknown): void => this.close(err, true);
+
+  constructor(
+    source: AsyncIterable<unknown> | Iterable<unknown>,
+    private readonly credit: OutboundCredit,
+    private readonly sink: PumpSink,
+  ) {
+    const s = source as Partial<AsyncIterable<unknown>> | null | undefined;
+    this.iterator =
+      s != null && typeof s[Symbol.asyncIterator] === "function"
+        ? (s as AsyncIterable<unknown>)[Symbol.asyncIterator]()
+        : fromSync(source as Iterable<unknown>);
+  }
+
+  /** Starts pulling; the outcome goes to `sink.stopped`. */
+  start(): void {
+    this.pull();
+  }
+
+  private pull(): void {
+    let next: Promise<IteratorResult<unknown>>;
+    try {
+      next = this.iterator.next();
+    } catch (err) {
+      this.sink.stopped(err, true);
+      return;
+    }
+    // A native promise (an async generator's) is passed through by Promise.resolve as it is.
+    Promise.resolve(next).then(this.onResult, this.onSourceError);
+  }
+
+  private take(r: IteratorResult<unknown>): void {
+    if (typeof r !== "object" || r === null) {
+      this.sink.stopped(new TypeError(`iterator result ${String(r)} is not an object`), true);
+      return;
+    }
+    if (r.done === true) {
+      this.sink.stopped(undefined, false);
+      return;
+    }
+    if (this.sink.ended()) {
+      this.close(undefined, false);
+      return;
+    }
+    this.value = r.value;
+    const wait = this.credit.take();
+    if (wait === undefined) this.write();
+    else wait.then(this.onCredit, this.onWaitError);
+  }
+
+  private write(): void {
+    const value = this.value;
+    this.value = undefined;
+    if (this.sink.ended()) {
+      this.close(undefined, false);
+      return;
+    }
+    let room: boolean;
+    try {
+      room = this.sink.send(value);
+    } catch (err) {
+      this.close(err, true);
+      return;
+    }
+    if (room) this.pull();
+    else this.sink.drained().then(this.onDrained, this.onWaitError);
+  }
+
+  /**
+   * Stops early and closes the source as `for await` does: after a throw, `return()`'s own
+   * failure is ignored and the first error stands; after a normal exit it is the error.
+   */
+  private close(error: unknown, failed: boolean): void {
+    const it = this.iterator;
+    let closing: unknown;
+    try {
+      closing = it.return === undefined ? undefined : it.return();
+    } catch (err) {
+      this.sink.stopped(failed ? error : err, true);
+      return;
+    }
+    if (closing === undefined) {
+      this.sink.stopped(error, failed);
+      return;
+    }
+    Promise.resolve(closing).then(
+      () => this.sink.stopped(error, failed),
+      (err) => this.sink.stopped(failed ? error : err, true),
+    );
+  }
+}
+
+/** A sync iterable as an async iterator, with `for await`'s semantics (values are awaited). */
+async function* fromSync(source: Iterable<unknown>): AsyncGenerator<unknown> {
+  for await (const value of source) yield value;
+}

@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { NearwireError } from "../src/nearwire-error.js";
+import { INITIAL_CREDIT } from "../src/rpc/envelope.js";
+import { MessagePump, type PumpSink } from "../src/rpc/message-pump.js";
+import { OutboundCredit } from "../src/rpc/outbound-credit.js";
+
+/** A sink that records what was sent and how the pump stopped. */
+function recorder(opts: { room?: (n: number) => boolean; throwAt?: number; endAt?: number } = {}) {
+  const sent: unknown[] = [];
+  let drain: (() => void) | undefined;
+  let resolveStopped!: (r: { error: unknown; failed: boolean }) => void;
+  const stopped = new Promise<{ error: unknown; failed: boolean }>((r) => {
+    resolveStopped = r;
+  });
+  let stopCount = 0;
+  const sink: PumpSink = {
+    ended: () => opts.endAt !== undefined && sent.length >= opts.endAt,
+    send(value) {
+      if (opts.throwAt === sent.length) throw new Error(`cannot encode ${String(value)}`);
+      sent.push(value);
+      return opts.room === undefined ? true : opts.room(sent.length);
+    },
+    drained: () =>
+      new Promise<void>((r) => {
+        drain = r;
+      }),
+    stopped(error, failed) {
+      stopCount++;
+      resolveStopped({ error, failed });
+    },
+  };
+  return {
+    sink,
+    sent,
+    stopped,
+    stops: () => stopCount,
+    drain: () => drain?.(),
+    waitingForDrain: () => drain !== undefined,
+  };
+}
+
+/** A source that counts how it was closed. */
+function counted(n: number, failAt = -1) {
+  const state = { closed: 0, produced: 0 };
+  async function* gen() {
+    try {
+      for (let i = 0; i < n; i++) {
+        if (i === failAt) throw new Error(`source failed at ${i}`);
+        state.produced++;
+        yield i;
+      }
+    } finally {
+      state.closed++;
+    }
+  }
+  return { source: gen(), state };
+}
+
+test("sends every message in order, then stops without error; the source ran to its end", async () => {
+  const { source, state } = counted(5);
+  const r = recorder();
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  assert.deepEqual(await r.stopped, { error: undefined, failed: false });
+  assert.deepEqual(r.sent, [0, 1, 2, 3, 4]);
+  assert.equal(state.closed, 1);
+  assert.equal(r.stops(), 1);
+});
+
+test("the call ended: sends nothing more and closes the source (its finally runs)", async () => {
+  const { source, state } = counted(100);
+  const r = recorder({ endAt: 3 });
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  assert.deepEqual(await r.stopped, { error: undefined, failed: false });
+  assert.deepEqual(r.sent, [0, 1, 2]);
+  assert.equal(state.closed, 1);
+  assert.ok(state.produced <= 4, `produced ${state.produced}`);
+});
+
+test("a send that throws closes the source and stops with that error", async () => {
+  const { source, state } = counted(10);
+  const r = recorder({ throwAt: 2 });
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  const { error, failed } = await r.stopped;
+  assert.equal(failed, true);
+  assert.match((error as Error).message, /cannot encode 2/);
+  assert.deepEqual(r.sent, [0, 1]);
+  assert.equal(state.closed, 1);
+});
+
+test("a source that throws stops the pump with its error; what it yielded before was sent", async () => {
+  const { source, state } = counted(10, 3);
+  const r = recorder();
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  const { error, failed } = await r.stopped;
+  assert.equal(failed, true);
+  assert.match((error as Error).message, /source failed at 3/);
+  assert.deepEqual(r.sent, [0, 1, 2]);
+  assert.equal(state.closed, 1);
+});
+
+test("waits for credit after the initial window, resumes on a grant, fails when the call fails", async () => {
+  const credit = new OutboundCredit();
+  const { source, state } = counted(INITIAL_CREDIT + 10);
+  const r = recorder();
+  new MessagePump(source, credit, r.sink).start();
+  await new Promise((res) => setTimeout(res, 20));
+  assert.equal(r.sent.length, INITIAL_CREDIT);
+  credit.grant(2);
+  await new Promise((res) => setTimeout(res, 20));
+  assert.equal(r.sent.length, INITIAL_CREDIT + 2);
+  assert.equal(r.stops(), 0);
+  const cancelled = new NearwireError(1, "cancelled");
+  credit.fail(cancelled);
+  const { error, failed } = await r.stopped;
+  assert.equal(failed, true);
+  assert.equal(error, cancelled);
+  assert.equal(state.closed, 1);
+  assert.equal(r.sent.length, INITIAL_CREDIT + 2);
+});
+
+test("waits for drained() when a send says the channel is full, then goes on", async () => {
+  const { source } = counted(6);
+  const r = recorder({ room: (n) => n !== 2 });
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  await new Promise((res) => setTimeout(res, 20));
+  assert.deepEqual(r.sent, [0, 1]);
+  assert.equal(r.waitingForDrain(), true);
+  r.drain();
+  assert.deepEqual(await r.stopped, { error: undefined, failed: false });
+  assert.deepEqual(r.sent, [0, 1, 2, 3, 4, 5]);
+});
+
+test("a sync iterable is read like for-await reads it: promise values are awaited", async () => {
+  const r = recorder();
+  new MessagePump([1, Promise.resolve(2), 3], new OutboundCredit(), r.sink).start();
+  assert.deepEqual(await r.stopped, { error: undefined, failed: false });
+  assert.deepEqual(r.sent, [1, 2, 3]);
+});
+
+test("something that is not iterable, or an iterator that returns a non-object, fails with a TypeError", async () => {
+  const r = recorder();
+  new MessagePump(42 as unknown as Iterable<unknown>, new OutboundCredit(), r.sink).start();
+  const a = await r.stopped;
+  assert.equal(a.failed, true);
+  assert.ok(a.error instanceof TypeError);
+
+  const r2 = recorder();
+  const bad = { [Symbol.asyncIterator]: () => ({ next: async () => 7 }) };
+  new MessagePump(bad as unknown as AsyncIterable<unknown>, new OutboundCredit(), r2.sink).start();
+  const b = await r2.stopped;
+  assert.equal(b.failed, true);
+  assert.ok(b.error instanceof TypeError);
+  assert.deepEqual(r2.sent, []);
+});
+
+test("after a throw, a failing return() does not replace the first error", async () => {
+  let returned = 0;
+  const source = {
+    [Symbol.asyncIterator]: () => ({
+      next: async () => ({ value: "x", done: false }),
+      return: async () => {
+        returned++;
+        throw new Error("return failed");
+      },
+    }),
+  };
+  const r = recorder({ throwAt: 0 });
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  const { error, failed } = await r.stopped;
+  assert.equal(failed, true);
+  assert.match((error as Error).message, /cannot encode x/);
+  assert.equal(returned, 1);
+});
