@@ -218,6 +218,32 @@ describe("FrameDecoder", () => {
     assert.ok(second.every((x) => x === 2));
   });
 
+  it("frames of a Buffer chunk (a socket's) are plain Uint8Array views of its bytes at their offsets", () => {
+    const frames = [0x80, 0x81, 0x82].map((t, i) => encodeFrame(t, new Uint8Array(10 + i).fill(t)));
+    // A Buffer that does not start at its ArrayBuffer's start, as a pooled socket read is.
+    const backing = Buffer.alloc(200, 0xee);
+    const bytes = concat(frames);
+    bytes.forEach((x, i) => {
+      backing[37 + i] = x;
+    });
+    const chunk = backing.subarray(37, 37 + bytes.byteLength);
+    const seen: { type: number; payload: Uint8Array }[] = [];
+    const decoder = new FrameDecoder({ onFrame: (type, payload) => seen.push({ type, payload }) });
+    decoder.push(chunk);
+    assert.deepEqual(
+      seen.map((f) => f.type),
+      [0x80, 0x81, 0x82],
+    );
+    let at = 37;
+    for (const [i, f] of seen.entries()) {
+      assert.equal(Object.getPrototypeOf(f.payload), Uint8Array.prototype, "not a Buffer");
+      assert.equal(f.payload.buffer, backing.buffer);
+      assert.equal(f.payload.byteOffset, backing.byteOffset + at + 5);
+      assert.equal(f.payload.byteLength, 10 + i);
+      assert.ok(f.payload.every((x) => x === f.type));
+      at += (frames[i] as Uint8Array).byteLength;
+    }
+  });
   it("setMaxPayloadBytes applies to the next length", () => {
     const { decoder, frames } = collector(64);
     decoder.push(encodeFrame(0x80, new Uint8Array(64)));
