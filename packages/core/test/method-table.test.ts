@@ -42,3 +42,29 @@ test("lookup finds each method by its path bytes, whichever was found before, an
   assert.equal(table.lookup(...inFrame("/t.Svc/cal")), undefined);
   assert.equal(table.lookup(...inFrame("/t.Svc/callA"))?.bound.name, "callA");
 });
+
+test("a path differing from a served one in any single byte, word or tail, is not found", () => {
+  // Lengths 12–15: whole words only, and 1–3 tail bytes compared one by one.
+  const names = ["abcde", "abcdef", "abcdefg", "abcdefgh"];
+  const svc = defineService(
+    "t.W",
+    Object.fromEntries(names.map((n) => [n, unary(M, M)])) as Record<
+      string,
+      ReturnType<typeof unary>
+    >,
+  );
+  const table = new MethodTable();
+  const impl = Object.fromEntries(names.map((n) => [n, () => undefined]));
+  for (const m of bindHandlers(svc, impl, jsonCodec)) table.add(m);
+  for (const name of names) {
+    const [frame, at, len] = inFrame(`/t.W/${name}`);
+    assert.equal(table.lookup(frame, at, len)?.bound.name, name);
+    for (let i = 0; i < len; i++) {
+      const changed = frame.slice();
+      changed[at + i] = (changed[at + i] as number) ^ 0x01;
+      assert.equal(table.lookup(changed, at, len), undefined, `${name}: byte ${i} changed`);
+      // The unchanged path is still found after the miss (and the miss did not replace it).
+      assert.equal(table.lookup(frame, at, len)?.bound.name, name);
+    }
+  }
+});
