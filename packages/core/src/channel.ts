@@ -33,6 +33,14 @@ export interface Channel {
   readonly maxPayloadBytes: number;
   /** True when received payloads are only valid during `onFrame` (see {@link ChannelHandler}). */
   readonly transientPayloads: boolean;
+  /**
+   * Optional: how many bytes of frames this channel holds on their way to this side, so that the
+   * peer can send that much before it is pushed back (a ring's data capacity). The RPC engine
+   * lets a stream's receive window grow to half of it (at most 1 MiB of messages, 16,384
+   * messages); without it (a socket, whose kernel buffers are not known) the window stops at
+   * 1 MiB and 4,096 messages.
+   */
+  readonly inboundCapacityBytes?: number;
   /** True once the channel is closed or closing; `send` then throws UNAVAILABLE. */
   readonly closed: boolean;
   /** Human-readable description of the peer, for logs (`uds:/run/x.sock`, `tcp:127.0.0.1:9`). */

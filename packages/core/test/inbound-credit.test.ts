@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { INITIAL_CREDIT } from "../src/rpc/envelope.js";
-import { InboundCredit, MAX_WINDOW_MESSAGES } from "../src/rpc/inbound-credit.js";
+import {
+  GRANT_PARTS,
+  InboundCredit,
+  MAX_RING_WINDOW_MESSAGES,
+  MAX_WINDOW_MESSAGES,
+  WINDOW_BYTES,
+  windowLimits,
+} from "../src/rpc/inbound-credit.js";
 
 /** Receives and consumes `n` messages of `bytes` each, in lockstep; returns the grants sent. */
 function flow(credit: InboundCredit, n: number, bytes: number): number[] {
@@ -19,6 +26,7 @@ describe("InboundCredit (receive window, PROTOCOL.md §5.4)", () => {
     const credit = new InboundCredit();
     const grants = flow(credit, 20_000, 64);
     assert.equal(MAX_WINDOW_MESSAGES, 4096);
+    assert.equal(GRANT_PARTS, 2);
     assert.equal(grants[0], 16 + (MAX_WINDOW_MESSAGES - INITIAL_CREDIT), "first grant widens");
     assert.ok(grants.length >= 8, `${grants.length} grants`);
     assert.ok(
@@ -38,6 +46,7 @@ describe("InboundCredit (receive window, PROTOCOL.md §5.4)", () => {
 
   it("64 KiB messages: the window stays at the protocol's 32, credit every 16", () => {
     const grants = flow(new InboundCredit(), 200, 64 * 1024);
+    assert.equal(grants.length, 12);
     assert.ok(
       grants.every((g) => g === 16),
       `${grants}`,
@@ -48,5 +57,35 @@ describe("InboundCredit (receive window, PROTOCOL.md §5.4)", () => {
     const credit = new InboundCredit();
     for (let i = 0; i < INITIAL_CREDIT * 2; i++) assert.ok(credit.onReceived(64), `message ${i}`);
     assert.equal(credit.onReceived(64), false);
+  });
+});
+
+describe("window limits by the channel's inbound capacity", () => {
+  it("unknown capacity (a socket): the default 1 MiB and 4,096 messages", () => {
+    assert.deepEqual(windowLimits(undefined), {
+      bytes: WINDOW_BYTES,
+      messages: MAX_WINDOW_MESSAGES,
+    });
+    assert.deepEqual(windowLimits(0), windowLimits(undefined));
+  });
+
+  it("a 4 MiB ring: 64-byte messages get 16,384 (first grant widens, then half the window each)", () => {
+    const limits = windowLimits(4 * 1024 * 1024);
+    assert.deepEqual(limits, { bytes: WINDOW_BYTES, messages: MAX_RING_WINDOW_MESSAGES });
+    const grants = flow(new InboundCredit(limits), 40_000, 64);
+    assert.equal(grants[0], 16 + (16384 - INITIAL_CREDIT));
+    assert.ok(
+      grants.slice(1).every((g) => g === 8192),
+      `${grants}`,
+    );
+  });
+
+  it("a 64 KiB ring: the window is half the ring of messages (512 of 64 bytes)", () => {
+    const grants = flow(new InboundCredit(windowLimits(64 * 1024)), 5_000, 64);
+    assert.equal(grants[0], 16 + (512 - INITIAL_CREDIT));
+    assert.ok(
+      grants.slice(1).every((g) => g === 256),
+      `${grants}`,
+    );
   });
 });

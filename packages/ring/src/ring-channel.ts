@@ -50,6 +50,8 @@ export interface RingChannelParts {
 export abstract class RingChannel implements Channel {
   readonly transientPayloads = true;
   readonly maxPayloadBytes: number;
+  /** The receive ring's capacity: what the peer can send before the ring pushes back. */
+  readonly inboundCapacityBytes: number;
   readonly peer: string;
   protected readonly writer: RingWriter;
   protected readonly reader: RingReader;
@@ -100,6 +102,7 @@ export abstract class RingChannel implements Channel {
     this.fragmentBytes = Math.min(this.recordBytes, parts.ringBytes / 4);
     this.maxPayloadBytes = Math.max(this.recordBytes, parts.maxFrameBytes ?? 0);
     this.reader.maxFrameBytes = this.maxPayloadBytes;
+    this.inboundCapacityBytes = this.reader.capacity;
     this.wait = parts.wait;
     this.spinMs = parts.wait === "park" ? 0 : parts.spinUs / 1000;
     this.peer = parts.peer;

@@ -44,10 +44,13 @@ for (const wait of ["adaptive", "spin", "park"] as const) {
 }
 
 describe("shm-ring channel provider", () => {
-  it("maxPayloadBytes is the agreed frame limit (4 MiB + 64 KiB), whatever the ring size; payloads are transient", async () => {
+  it("maxPayloadBytes is the agreed frame limit (4 MiB + 64 KiB), whatever the ring size; payloads are transient; the inbound capacity is the ring's", async () => {
     for (const ringBytes of [64 * 1024, undefined]) {
       const pair = await shmPair("adaptive", ringBytes);
       assert.equal(pair.local.transientPayloads, true);
+      // What the RPC engine sizes a stream's receive window by (half of it, at most 1 MiB).
+      assert.equal(pair.local.inboundCapacityBytes, ringBytes ?? 4 * 1024 * 1024);
+      assert.equal(pair.remote.inboundCapacityBytes, ringBytes ?? 4 * 1024 * 1024);
       assert.equal(pair.remote.maxPayloadBytes, 4 * 1024 * 1024 + 64 * 1024);
       assert.equal(pair.local.maxPayloadBytes, 4 * 1024 * 1024 + 64 * 1024);
       await Promise.all([pair.local.close(), pair.remote.close()]);

@@ -21,7 +21,7 @@ import {
   STATUS_HEAD_BYTES,
 } from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
-import { InboundCredit } from "./inbound-credit.js";
+import { InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
 import { CALL_FINISHED, OutboundCredit } from "./outbound-credit.js";
@@ -55,6 +55,8 @@ class ClientCall {
 export class ClientSession {
   private readonly calls = new CallTable<ClientCall>();
   private readonly writer: EnvelopeWriter;
+  /** How far a stream's receive window may grow on this channel. */
+  private readonly windowLimits: WindowLimits;
   /**
    * The id of the next call. Ids only grow on a connection and are never reused (PROTOCOL.md
    * §5.1), so a late frame of an ended call can never be taken for a newer one.
@@ -71,6 +73,7 @@ export class ClientSession {
     private readonly maxMessageBytes: number,
   ) {
     this.writer = new EnvelopeWriter(channel, maxMessageBytes);
+    this.windowLimits = windowLimits(channel.inboundCapacityBytes);
     this.closed = new Promise((r) => {
       this.resolveClosed = r;
     });
@@ -141,7 +144,7 @@ export class ClientSession {
 
   private bindInbound(call: ClientCall, inbound: InboundStream<unknown>): void {
     call.inbound = inbound;
-    call.inCredit = new InboundCredit();
+    call.inCredit = new InboundCredit(this.windowLimits);
     inbound.bind(
       () => this.consumed(call),
       () => this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),

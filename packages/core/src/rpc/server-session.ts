@@ -27,7 +27,7 @@ import {
   view,
 } from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
-import { InboundCredit } from "./inbound-credit.js";
+import { InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
 import type { MethodTable } from "./method-table.js";
@@ -58,6 +58,8 @@ export class ServerSession {
   /** Calls with something pending, by id. */
   readonly calls = new CallTable<ServerCall>();
   private readonly writer: EnvelopeWriter;
+  /** How far a stream's receive window may grow on this channel. */
+  private readonly windowLimits: WindowLimits;
   /** `ctx.peer` of every call on this connection: one object per connection. */
   private readonly peer: Peer;
   private closed = false;
@@ -90,6 +92,7 @@ export class ServerSession {
     private readonly host: ServerSessionHost,
   ) {
     this.writer = new EnvelopeWriter(channel, host.maxMessageBytes);
+    this.windowLimits = windowLimits(channel.inboundCapacityBytes);
     this.peer = channel.peerCredentials ?? { address: channel.peer };
     channel.start({
       onFrame: (type, payload) => this.onFrame(type, payload),
@@ -209,7 +212,7 @@ export class ServerSession {
     }
     this.register(call, timeoutMs);
     const inbound = new InboundStream<unknown>();
-    call.inCredit = new InboundCredit();
+    call.inCredit = new InboundCredit(this.windowLimits);
     inbound.bind(
       () => this.consumed(call),
       () => undefined,
