@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, createMemoryTransport, jsonCodec, NearwireError } from "../src/index.js";
 import { DeadlineTimer } from "../src/rpc/deadline-timer.js";
+import { defineService, serverStreaming, unary } from "../src/service.js";
 import { engineCases } from "./support/engine-cases.js";
-import { type Num, NumService, numHandlers, type Seen } from "./support/num-service.js";
+import { type Num, NumService, NumT, numHandlers, type Seen } from "./support/num-service.js";
 
 const seenNothing = (): Seen => ({ produced: 0, aborted: 0 });
 
@@ -176,5 +177,39 @@ describe("DeadlineTimer", () => {
     t.clear();
     await new Promise((r) => setTimeout(r, 40));
     assert.equal(fired, 0);
+  });
+
+  it("a streaming handler whose result cannot be iterated fails that call UNKNOWN; the connection stays usable", async () => {
+    const Svc = defineService("test.BadStream", {
+      bad: serverStreaming(NumT, NumT),
+      ok: unary(NumT, NumT),
+    });
+    const transport = createMemoryTransport();
+    const server = transport.createServer().addService(
+      Svc,
+      {
+        bad: () =>
+          ({
+            [Symbol.asyncIterator]() {
+              throw new Error("no iterator today");
+            },
+          }) as unknown as AsyncIterable<Num>,
+        ok: (n: Num) => n,
+      },
+      { codec: jsonCodec },
+    );
+    await server.listen();
+    const conn = await transport.connect();
+    const client = conn.client(Svc, { codec: jsonCodec });
+    await assert.rejects(
+      async () => {
+        for await (const _ of client.bad({ n: 1 })) {
+        }
+      },
+      (e: NearwireError) => e.code === Code.Unknown && /no iterator today/.test(e.message),
+    );
+    assert.deepEqual(await client.ok({ n: 7 }), { n: 7 });
+    await conn.close();
+    await server.close();
   });
 });

@@ -172,3 +172,17 @@ test("after a throw, a failing return() does not replace the first error", async
   assert.match((error as Error).message, /cannot encode x/);
   assert.equal(returned, 1);
 });
+
+test("a source whose [Symbol.asyncIterator]() throws stops the pump with that error; start() does not throw", async () => {
+  const source = {
+    [Symbol.asyncIterator]() {
+      throw new Error("no iterator today");
+    },
+  };
+  const r = recorder();
+  assert.doesNotThrow(() => new MessagePump(source, new OutboundCredit(), r.sink).start());
+  const { error, failed } = await r.stopped;
+  assert.equal(failed, true);
+  assert.match((error as Error).message, /no iterator today/);
+  assert.deepEqual(r.sent, []);
+});

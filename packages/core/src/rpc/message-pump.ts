@@ -32,7 +32,7 @@ export interface PumpSink {
  * A sync iterable is read through `for await`'s own adapter (its values may be promises).
  */
 export class MessagePump {
-  private readonly iterator: AsyncIterator<unknown>;
+  private iterator!: AsyncIterator<unknown>;
   private value: unknown;
   private readonly onResult = (r: IteratorResult<unknown>): void => this.take(r);
   private readonly onCredit = (): void => this.write();
@@ -41,19 +41,26 @@ export class MessagePump {
   private readonly onWaitError = (err: unknown): void => this.close(err, true);
 
   constructor(
-    source: AsyncIterable<unknown> | Iterable<unknown>,
+    private readonly source: AsyncIterable<unknown> | Iterable<unknown>,
     private readonly credit: OutboundCredit,
     private readonly sink: PumpSink,
-  ) {
-    const s = source as Partial<AsyncIterable<unknown>> | null | undefined;
-    this.iterator =
-      s != null && typeof s[Symbol.asyncIterator] === "function"
-        ? (s as AsyncIterable<unknown>)[Symbol.asyncIterator]()
-        : fromSync(source as Iterable<unknown>);
-  }
+  ) {}
 
-  /** Starts pulling; the outcome goes to `sink.stopped`. */
+  /**
+   * Starts pulling; the outcome goes to `sink.stopped`, also when getting the source's iterator
+   * throws (as `for await` rejects then, the call fails instead of the caller's frame callback).
+   */
   start(): void {
+    const s = this.source as Partial<AsyncIterable<unknown>> | null | undefined;
+    try {
+      this.iterator =
+        s != null && typeof s[Symbol.asyncIterator] === "function"
+          ? (s as AsyncIterable<unknown>)[Symbol.asyncIterator]()
+          : fromSync(this.source as Iterable<unknown>);
+    } catch (err) {
+      this.sink.stopped(err, true);
+      return;
+    }
     this.pull();
   }
 
