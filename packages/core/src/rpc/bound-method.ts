@@ -111,7 +111,8 @@ export function decodeChecked(
   maxBytes: number,
   what: string,
 ): unknown {
-  const n = frame.byteLength - offset;
+  const end = frame.byteLength;
+  const n = end - offset;
   if (n > maxBytes) {
     throw new NearwireError(
       Code.ResourceExhausted,
@@ -123,14 +124,14 @@ export function decodeChecked(
   }
   try {
     if (transient && codec.decodesInPlace) {
-      copyFrame(frame, offset);
+      copyFrame(frame, offset, end);
       if (codec.decodeRange !== undefined)
         return codec.decodeRange(copied, copiedStart, copiedStart + n);
       // A copy of its own is the message exactly; a slab copy gets one view, made from the
       // slab's ArrayBuffer (no `buffer` getter per message).
       return codec.decode(copied === slab ? new Uint8Array(slabBuffer, copiedStart, n) : copied);
     }
-    if (codec.decodeRange !== undefined) return codec.decodeRange(frame, offset, frame.byteLength);
+    if (codec.decodeRange !== undefined) return codec.decodeRange(frame, offset, end);
     return codec.decode(offset === 0 ? frame : frame.subarray(offset));
   } catch (cause) {
     if (cause instanceof NearwireError) throw cause;
@@ -167,14 +168,14 @@ let copied: Uint8Array = slab;
 let copiedStart = 0;
 
 /**
- * Copies `frame[offset…]`, a transient view (a ring slot), to where it may be kept, and points
+ * Copies `frame[offset…]` (`total` is `frame.byteLength`, read once by the caller), a transient
+ * view (a ring slot), to where it may be kept, and points
  * `copied` / `copiedStart` at it (no object per copy beyond the copy itself). Small messages
  * are carved from a slab that is never reused (it is freed when the last view of it dies), so a
  * message costs no ArrayBuffer of its own (which Node 20 allocates off-heap above 64 bytes); the
  * slab takes the whole frame, as a `set` of the frame needs no view of its message part.
  */
-function copyFrame(frame: Uint8Array, offset: number): void {
-  const total = frame.byteLength;
+function copyFrame(frame: Uint8Array, offset: number, total: number): void {
   const n = total - offset;
   if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES) {
     copied = frame.slice(offset);
