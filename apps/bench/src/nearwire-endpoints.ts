@@ -187,10 +187,14 @@ export async function connectRpc(
   };
 }
 
-/** Starts a channel-layer echo/stream server. */
+/** How a channel server sends the `count` frames of one stream (a send loop by default). */
+export type StreamSender = (ch: Channel, count: number, payload: Uint8Array) => void;
+
+/** Starts a channel-layer echo/stream server; `send` streams the frames. */
 export async function startChannelServer(
   plugin: TransportPlugin,
   address: string,
+  send: StreamSender = (ch, count, payload) => void sendFrames(ch, count, payload),
 ): Promise<BenchServer> {
   if (plugin.channel === undefined) throw new Error(`${plugin.id} has no channel provider`);
   const channels = new Set<Channel>();
@@ -201,7 +205,7 @@ export async function startChannelServer(
         if (type === ECHO_FRAME) ch.send(ECHO_FRAME, payload);
         else if (type === STREAM_REQUEST_FRAME) {
           const { count, size } = decodeStreamRequest(payload);
-          void sendFrames(ch, count, seededBytes(7, size));
+          send(ch, count, seededBytes(7, size));
         }
       },
       onClose() {

@@ -1,0 +1,344 @@
+/**
+ * `node dist/stream-floor.js`: how fast a server stream can be when the server yields from an
+ * `async function*` and the client reads with `for await` — the bench's method for an RPC
+ * stream row — with no RPC engine at all: no envelope, no codec, no credit, only a channel.
+ *
+ * It bounds the `stream:` engine targets from above. Five variants, each over the same channel
+ * (or its RPC transport) between two pinned processes, 64 B one way, measured the same way:
+ *
+ * - `channel`: the bench's channel row (a send loop, a counter in the frame callback);
+ * - `generator`: the frames come from an `async function*`, driven with `next().then(…)` as
+ *   nearwire's message pump does, the client counts in the frame callback;
+ * - `for-await`: a send loop; the client queues each frame (copied when the channel's payloads
+ *   are transient, as anything that keeps a message must) and reads the queue with `for await`;
+ * - `both`: generator and `for await` together — the floor of a server-streaming RPC;
+ * - `rpc`: the bench's RPC row (`raw` codec, the engine between the two).
+ *
+ * `both ÷ channel` is the best ratio any engine could reach in a `stream:` target row, and
+ * `rpc ÷ both` how much of that floor the engine keeps.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { Channel } from "@nearwire/core";
+import { makeCase } from "./case-spec.js";
+import {
+  type BenchClient,
+  type BenchServer,
+  encodeStreamRequest,
+  STREAM_FRAME,
+  STREAM_REQUEST_FRAME,
+} from "./endpoint.js";
+import { defaultPin, machineInfo } from "./machine.js";
+import {
+  connectChannel,
+  connectRpc,
+  startChannelServer,
+  startRpcServer,
+} from "./nearwire-endpoints.js";
+import { loadPlugins, type Plugins, type TransportPlugin } from "./plugins.js";
+
+const VARIANTS = ["channel", "generator", "for-await", "both", "rpc"] as const;
+type Variant = (typeof VARIANTS)[number];
+/** RPC transports measured, each with its channel layer (`<id>-channel`). */
+const TRANSPORTS = ["uds", "shm-ring-spin"] as const;
+type Transport = (typeof TRANSPORTS)[number];
+
+/** Messages per stream; a window repeats streams until it is over. */
+const STREAM_LENGTH = 100_000;
+const PAYLOAD_BYTES = 64;
+const SEED = 1;
+
+const serverSends = (v: Variant) => (v === "generator" || v === "both" ? "generator" : "loop");
+const clientReads = (v: Variant) => (v === "for-await" || v === "both" ? "for-await" : "callback");
+
+function pluginOf(plugins: Plugins, id: string): TransportPlugin {
+  const plugin = plugins.transports.find((p) => p.id === id);
+  if (plugin === undefined) throw new Error(`transport ${id} is not available here`);
+  return plugin;
+}
+
+/** The bench's 64 B stream case of an RPC row (`raw` codec) or a channel row (`frame`). */
+function streamCase(layer: "rpc" | "channel", transport: string) {
+  return makeCase({
+    mode: "stream",
+    layer,
+    transport,
+    codec: layer === "rpc" ? "raw" : "frame",
+    message: "chunk",
+    payload: "64B",
+    payloadBytes: PAYLOAD_BYTES,
+    inFlight: 1,
+  });
+}
+
+/** The server of `variant` at `address`. */
+async function startServer(
+  plugins: Plugins,
+  transport: Transport,
+  variant: Variant,
+  address: string,
+): Promise<BenchServer> {
+  if (variant === "rpc")
+    return startRpcServer(
+      pluginOf(plugins, transport),
+      streamCase("rpc", transport),
+      address,
+      plugins.messages,
+    );
+  const plugin = pluginOf(plugins, `${transport}-channel`);
+  if (serverSends(variant) === "loop") return startChannelServer(plugin, address);
+  return startChannelServer(plugin, address, (ch, count, payload) =>
+    sendFromGenerator(ch, frames(payload, count)),
+  );
+}
+
+/** The client of `variant`, connected to `address`. */
+async function connect(
+  plugins: Plugins,
+  transport: Transport,
+  variant: Variant,
+  address: string,
+): Promise<BenchClient> {
+  if (variant === "rpc")
+    return connectRpc(
+      pluginOf(plugins, transport),
+      streamCase("rpc", transport),
+      address,
+      plugins.messages,
+      SEED,
+    );
+  const plugin = pluginOf(plugins, `${transport}-channel`);
+  if (variant === "channel")
+    return connectChannel(plugin, streamCase("channel", plugin.id), address, SEED);
+  return connectFloor(plugin, address, variant);
+}
+
+async function* frames(payload: Uint8Array, count: number): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < count; i++) yield payload;
+}
+
+/** Drives `source` the way nearwire's message pump does: promise callbacks, no `for await`. */
+function sendFromGenerator(ch: Channel, source: AsyncGenerator<Uint8Array>): void {
+  const onResult = (r: IteratorResult<Uint8Array>): void => {
+    if (r.done === true || ch.closed) return;
+    if (ch.send(STREAM_FRAME, r.value)) source.next().then(onResult);
+    else ch.drained().then(() => source.next().then(onResult));
+  };
+  source.next().then(onResult);
+}
+
+/** A minimal async queue of received frames: what any `for await` consumer needs at least. */
+class FrameQueue implements AsyncIterator<Uint8Array> {
+  #items: Uint8Array[] = [];
+  #head = 0;
+  #waiter: ((r: IteratorResult<Uint8Array>) => void) | undefined;
+
+  push(frame: Uint8Array): void {
+    const waiter = this.#waiter;
+    if (waiter === undefined) this.#items.push(frame);
+    else {
+      this.#waiter = undefined;
+      waiter({ value: frame, done: false });
+    }
+  }
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.#head < this.#items.length) {
+      const value = this.#items[this.#head++] as Uint8Array;
+      if (this.#head === this.#items.length) {
+        this.#items = [];
+        this.#head = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    return new Promise((resolve) => {
+      this.#waiter = resolve;
+    });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    return this;
+  }
+}
+
+/** A channel client that counts in the frame callback or reads a queue with `for await`. */
+async function connectFloor(
+  plugin: TransportPlugin,
+  address: string,
+  variant: Variant,
+): Promise<BenchClient> {
+  if (plugin.channel === undefined) throw new Error(`${plugin.id} has no channel provider`);
+  const ch = await plugin.channel(address).connect();
+  const queue = new FrameQueue();
+  const byCallback = clientReads(variant) === "callback";
+  let left = 0;
+  let done: (() => void) | undefined;
+  ch.start({
+    onFrame(type, p) {
+      if (type !== STREAM_FRAME) return;
+      if (byCallback) {
+        if (--left === 0) done?.();
+      } else queue.push(ch.transientPayloads ? p.slice() : p);
+    },
+    onClose() {},
+  });
+  const messages = { [Symbol.asyncIterator]: () => queue };
+  return {
+    wireBytes: PAYLOAD_BYTES,
+    roundTrip: () => Promise.reject(new Error("stream-floor measures streams only")),
+    async stream(count) {
+      if (byCallback) {
+        const finished = new Promise<void>((resolve) => {
+          left = count;
+          done = resolve;
+        });
+        ch.send(STREAM_REQUEST_FRAME, encodeStreamRequest(count, PAYLOAD_BYTES));
+        return finished;
+      }
+      ch.send(STREAM_REQUEST_FRAME, encodeStreamRequest(count, PAYLOAD_BYTES));
+      let got = 0;
+      for await (const _ of messages) if (++got === count) break;
+    },
+    close: () => ch.close(),
+  };
+}
+
+/** Messages per second of `client`'s streams in `rounds` windows of `seconds`, after a warm-up. */
+async function measure(
+  client: BenchClient,
+  warmupSeconds: number,
+  seconds: number,
+  rounds: number,
+): Promise<number[]> {
+  const runFor = async (ns: number): Promise<number> => {
+    const t0 = process.hrtime.bigint();
+    let n = 0;
+    let elapsed = 0;
+    while (elapsed < ns) {
+      await client.stream(STREAM_LENGTH);
+      n += STREAM_LENGTH;
+      elapsed = Number(process.hrtime.bigint() - t0);
+    }
+    return n / (elapsed / 1e9);
+  };
+  await runFor(warmupSeconds * 1e9);
+  const rates: number[] = [];
+  for (let r = 0; r < rounds; r++) rates.push(await runFor(seconds * 1e9));
+  return rates;
+}
+
+/** Pinned to `core` as the bench pins its workers, when taskset works and there are two cores. */
+let pin: boolean | undefined;
+
+function child(role: string, args: string[], core: number): ChildProcess {
+  const file = fileURLToPath(import.meta.url);
+  // execArgv: the same loader (tsx) when this file runs from source.
+  const argv = [...process.execArgv, file, role, ...args];
+  pin ??= defaultPin(machineInfo());
+  const [cmd, cmdArgs] = pin
+    ? ["taskset", ["-c", String(core), process.execPath, ...argv]]
+    : [process.execPath, argv];
+  return spawn(cmd, cmdArgs, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+}
+
+/** The next IPC message of `proc`; rejects when it exits first. */
+function reply<T>(proc: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    proc.once("message", (m) => resolve(m as T));
+    proc.once("exit", (code) => reject(new Error(`child exited (${code}) before reporting`)));
+  });
+}
+
+/** Runs one variant: server on core 1, client on core 0, each a fresh process. */
+async function runVariant(
+  transport: Transport,
+  variant: Variant,
+  timing: Timing,
+): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), "nearwire-floor-"));
+  const server = child("server", [transport, variant, join(dir, "floor.sock")], 1);
+  try {
+    const address = await reply<string>(server);
+    const client = child("client", [transport, variant, address, JSON.stringify(timing)], 0);
+    return await reply<number[]>(client);
+  } finally {
+    if (server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      if (server.connected) server.disconnect();
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Warm-up and measuring windows of a client, in seconds. */
+interface Timing {
+  warmupSeconds: number;
+  seconds: number;
+  rounds: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;
+const mps = (x: number) => `${(x / 1e6).toFixed(2)} M`;
+
+async function main(): Promise<void> {
+  const [role, transport, variant, address, timingJson] = process.argv.slice(2) as [
+    string,
+    Transport,
+    Variant,
+    string,
+    string,
+  ];
+  if (role === "server" || role === "client") {
+    const plugins = await loadPlugins();
+    if (role === "server") {
+      const server = await startServer(plugins, transport, variant, address);
+      process.send?.(server.address);
+      process.once("disconnect", () => void server.close());
+      return;
+    }
+    const client = await connect(plugins, transport, variant, address);
+    const t = JSON.parse(timingJson) as Timing;
+    const rates = await measure(client, t.warmupSeconds, t.seconds, t.rounds);
+    await client.close();
+    process.send?.(rates, () => process.disconnect());
+    return;
+  }
+  const { values } = parseArgs({
+    options: {
+      transport: { type: "string", multiple: true },
+      warmup: { type: "string", default: "2" },
+      seconds: { type: "string", default: "1" },
+      rounds: { type: "string", default: "5" },
+    },
+  });
+  const transports = (values.transport ?? [...TRANSPORTS]) as Transport[];
+  for (const t of transports)
+    if (!TRANSPORTS.includes(t)) throw new Error(`--transport ${t}: one of ${TRANSPORTS}`);
+  const timing: Timing = {
+    warmupSeconds: Number(values.warmup),
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+  };
+  if (!(timing.warmupSeconds >= 0) || !(timing.seconds > 0))
+    throw new Error("--warmup must be ≥ 0 and --seconds > 0 (seconds)");
+  if (!Number.isInteger(timing.rounds) || timing.rounds < 1)
+    throw new Error("--rounds must be an integer ≥ 1");
+  const { seconds, rounds } = timing;
+  console.log(`| transport | variant | msgs/s, median of ${rounds} × ${seconds} s | ÷ channel |`);
+  console.log("| --- | --- | ---: | ---: |");
+  for (const t of transports) {
+    let base = 0;
+    for (const v of VARIANTS) {
+      const m = median(await runVariant(t, v, timing));
+      if (v === "channel") base = m;
+      console.log(`| ${t} | ${v} | ${mps(m)} | ${(m / base).toFixed(2)} |`);
+    }
+  }
+}
+
+await main();
