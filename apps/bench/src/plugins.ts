@@ -1,6 +1,6 @@
 import type { ChannelProvider, Codec, MessageType, Transport } from "@nearwire/core";
 import { createMemoryTransport, NearwireError } from "@nearwire/core";
-import type { MessageName } from "./case-spec.js";
+import type { CaseSpec, MessageName } from "./case-spec.js";
 
 /**
  * The transports and messages the bench measures, imported by name with their types: a
@@ -247,6 +247,19 @@ async function loadMessages(): Promise<BenchMessages> {
   const codecs: Codec[] = Object.values(m.benchCodecs);
   const { tick, request, metric } = m.sampleMessages;
   return { messageTypes, codecs, samples: { tick, request, metric }, makeChunk: m.makeChunk };
+}
+
+/**
+ * Loads only the package (and, for an RPC row, the messages) `spec` needs, as every bench worker
+ * does: a shorter process start-up, and nothing else loaded in the process measured (the uds
+ * channel's stream ran 11–28 % slower here with the other packages loaded beside it, most of
+ * that from `@nearwire/grpc-uds`).
+ */
+export function loadPluginsFor(spec: CaseSpec): Promise<Plugins> {
+  const pkg = packageOf(spec.transport);
+  const only: PackageName[] = pkg === undefined ? [] : [pkg];
+  if (spec.layer === "rpc") only.push("@nearwire/bench-messages");
+  return loadPlugins(only);
 }
 
 /** What a process that measures no RPC case gets (channel rows, baselines): no messages. */

@@ -24,7 +24,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Channel } from "@nearwire/core";
-import { makeCase } from "./case-spec.js";
+import { type CaseSpec, makeCase } from "./case-spec.js";
 import {
   type BenchClient,
   type BenchServer,
@@ -39,7 +39,7 @@ import {
   startChannelServer,
   startRpcServer,
 } from "./nearwire-endpoints.js";
-import { loadPlugins, type Plugins, type TransportPlugin } from "./plugins.js";
+import { loadPluginsFor, type Plugins, type TransportPlugin } from "./plugins.js";
 
 const VARIANTS = ["channel", "generator", "for-await", "both", "rpc"] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -61,13 +61,14 @@ function pluginOf(plugins: Plugins, id: string): TransportPlugin {
   return plugin;
 }
 
-/** The bench's 64 B stream case of an RPC row (`raw` codec) or a channel row (`frame`). */
-function streamCase(layer: "rpc" | "channel", transport: string) {
+/** The bench's 64 B stream case that `variant` runs: the RPC row, or else its channel row. */
+function caseOf(transport: Transport, variant: Variant): CaseSpec {
+  const rpc = variant === "rpc";
   return makeCase({
     mode: "stream",
-    layer,
-    transport,
-    codec: layer === "rpc" ? "raw" : "frame",
+    layer: rpc ? "rpc" : "channel",
+    transport: rpc ? transport : `${transport}-channel`,
+    codec: rpc ? "raw" : "frame",
     message: "chunk",
     payload: "64B",
     payloadBytes: PAYLOAD_BYTES,
@@ -78,18 +79,12 @@ function streamCase(layer: "rpc" | "channel", transport: string) {
 /** The server of `variant` at `address`. */
 async function startServer(
   plugins: Plugins,
-  transport: Transport,
+  spec: CaseSpec,
   variant: Variant,
   address: string,
 ): Promise<BenchServer> {
-  if (variant === "rpc")
-    return startRpcServer(
-      pluginOf(plugins, transport),
-      streamCase("rpc", transport),
-      address,
-      plugins.messages,
-    );
-  const plugin = pluginOf(plugins, `${transport}-channel`);
+  const plugin = pluginOf(plugins, spec.transport);
+  if (variant === "rpc") return startRpcServer(plugin, spec, address, plugins.messages);
   if (serverSends(variant) === "loop") return startChannelServer(plugin, address);
   return startChannelServer(plugin, address, (ch, count, payload) =>
     sendFromGenerator(ch, frames(payload, count)),
@@ -99,21 +94,13 @@ async function startServer(
 /** The client of `variant`, connected to `address`. */
 async function connect(
   plugins: Plugins,
-  transport: Transport,
+  spec: CaseSpec,
   variant: Variant,
   address: string,
 ): Promise<BenchClient> {
-  if (variant === "rpc")
-    return connectRpc(
-      pluginOf(plugins, transport),
-      streamCase("rpc", transport),
-      address,
-      plugins.messages,
-      SEED,
-    );
-  const plugin = pluginOf(plugins, `${transport}-channel`);
-  if (variant === "channel")
-    return connectChannel(plugin, streamCase("channel", plugin.id), address, SEED);
+  const plugin = pluginOf(plugins, spec.transport);
+  if (variant === "rpc") return connectRpc(plugin, spec, address, plugins.messages, SEED);
+  if (variant === "channel") return connectChannel(plugin, spec, address, SEED);
   return connectFloor(plugin, address, variant);
 }
 
@@ -294,14 +281,16 @@ async function main(): Promise<void> {
     string,
   ];
   if (role === "server" || role === "client") {
-    const plugins = await loadPlugins();
+    // Only what the case needs, as the bench's workers load it.
+    const spec = caseOf(transport, variant);
+    const plugins = await loadPluginsFor(spec);
     if (role === "server") {
-      const server = await startServer(plugins, transport, variant, address);
+      const server = await startServer(plugins, spec, variant, address);
       process.send?.(server.address);
       process.once("disconnect", () => void server.close());
       return;
     }
-    const client = await connect(plugins, transport, variant, address);
+    const client = await connect(plugins, spec, variant, address);
     const t = JSON.parse(timingJson) as Timing;
     const rates = await measure(client, t.warmupSeconds, t.seconds, t.rounds);
     await client.close();

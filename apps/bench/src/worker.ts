@@ -4,9 +4,8 @@ import { measure, warmUp } from "./drive.js";
 import type { BenchClient, BenchServer } from "./endpoint.js";
 import {
   loadPlugins,
-  type PackageName,
+  loadPluginsFor,
   type Plugins,
-  packageOf,
   serverInThread,
   setThreadEndpoint,
   type TransportPlugin,
@@ -70,14 +69,6 @@ function pluginFor(plugins: Plugins, id: string): TransportPlugin {
   return p;
 }
 
-/** Loads only the package (and the messages) this case needs: shorter process start-up. */
-function loadFor(spec: CaseSpec): Promise<Plugins> {
-  const pkg = packageOf(spec.transport);
-  const only: PackageName[] = pkg === undefined ? [] : [pkg];
-  if (spec.layer === "rpc") only.push("@nearwire/bench-messages");
-  return loadPlugins(only);
-}
-
 async function startServer(args: EndpointArgs): Promise<BenchServer> {
   const { spec, address } = args;
   if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
@@ -86,7 +77,7 @@ async function startServer(args: EndpointArgs): Promise<BenchServer> {
     return (await import("./bare-grpc.js")).startBareGrpcServer(address);
   // Worker rows and the postMessage baseline: the server is a thread of the client process.
   if (serverInThread(spec.transport)) return { address, close: async () => {} };
-  const plugins = await loadFor(spec);
+  const plugins = await loadPluginsFor(spec);
   const plugin = pluginFor(plugins, spec.transport);
   if (plugin.inProcess) return { address, close: async () => {} };
   const nw = await import("./nearwire-endpoints.js");
@@ -102,7 +93,7 @@ async function connect(args: EndpointArgs): Promise<BenchClient> {
     return (await import("./bare-net.js")).connectBareNet(spec, address, seed);
   if (spec.transport === "bare-grpc-js" || spec.transport === "bare-grpc-js-tcp")
     return (await import("./bare-grpc.js")).connectBareGrpc(spec, address, seed);
-  const plugins = await loadFor(spec);
+  const plugins = await loadPluginsFor(spec);
   const plugin = pluginFor(plugins, spec.transport);
   const nw = await import("./nearwire-endpoints.js");
   if (spec.layer === "channel") return nw.connectChannel(plugin, spec, address, seed);
@@ -138,7 +129,7 @@ async function connectThread(args: EndpointArgs): Promise<BenchClient> {
       client = (await import("./bare-postmessage.js")).connectPostMessage(thread, spec, seed);
     } else {
       setThreadEndpoint(thread);
-      const plugins = await loadFor(spec);
+      const plugins = await loadPluginsFor(spec);
       const plugin = pluginFor(plugins, spec.transport);
       const nw = await import("./nearwire-endpoints.js");
       client =
