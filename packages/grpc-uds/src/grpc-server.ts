@@ -17,7 +17,7 @@ import {
 } from "@nearwire/socket";
 import { DrainGate } from "./drain-gate.js";
 import { grpcServiceBinding } from "./server-handlers.js";
-import { addServerReflection, type ReflectedService } from "./server-reflection.js";
+import type { ReflectedService } from "./server-reflection.js";
 
 /** Default grace period of a grpc-uds `server.close()` (its `graceMs`), in ms. */
 export const DEFAULT_GRACE_MS = 5000;
@@ -98,6 +98,9 @@ export class GrpcServer implements Server {
       throw new NearwireError(Code.FailedPrecondition, "listen() called twice");
     this.#state = "binding";
     if (this.#reflection) {
+      // Loaded only here: @grpc/reflection brings proto-loader and protobufjs's descriptors, which
+      // a process without reflection should not carry (start-up, heap).
+      const { addServerReflection } = await import("./server-reflection.js");
       addServerReflection(this.#grpc, this.#services);
       this.#reflection = false;
     }
