@@ -3,7 +3,7 @@
  * `async function*` and the client reads with `for await` — the bench's method for an RPC
  * stream row — with no RPC engine at all: no envelope, no codec, no credit, only a channel.
  *
- * It bounds the `stream:` engine targets from above. Five variants, each over the same channel
+ * It bounds the `stream:` engine targets from above. Six variants, each over the same channel
  * (or its RPC transport) between two pinned processes, 64 B one way, measured the same way:
  *
  * - `channel`: the bench's channel row (a send loop, a counter in the frame callback);
@@ -12,10 +12,13 @@
  * - `for-await`: a send loop; the client queues each frame (copied when the channel's payloads
  *   are transient, as anything that keeps a message must) and reads the queue with `for await`;
  * - `both`: generator and `for await` together — the floor of a server-streaming RPC;
+ * - `batched`: `both`, with the generator's messages packed into frames of up to
+ *   {@link BATCH_BYTES} (a u32 LE length before each), sent when full or when the generator
+ *   pauses, and split again by the client: what carrying several messages per frame would buy;
  * - `rpc`: the bench's RPC row (`raw` codec, the engine between the two).
  *
- * `both ÷ channel` is the best ratio any engine could reach in a `stream:` target row, and
- * `rpc ÷ both` how much of that floor the engine keeps.
+ * `both ÷ channel` is the best ratio an engine sending a frame per message could reach in a
+ * `stream:` target row, and `rpc ÷ both` how much of that floor the engine keeps.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -41,7 +44,7 @@ import {
 } from "./nearwire-endpoints.js";
 import { loadPluginsFor, type Plugins, type TransportPlugin } from "./plugins.js";
 
-const VARIANTS = ["channel", "generator", "for-await", "both", "rpc"] as const;
+const VARIANTS = ["channel", "generator", "for-await", "both", "batched", "rpc"] as const;
 type Variant = (typeof VARIANTS)[number];
 /** RPC transports measured, each with its channel layer (`<id>-channel`). */
 const TRANSPORTS = ["uds", "shm-ring-spin"] as const;
@@ -52,8 +55,13 @@ const STREAM_LENGTH = 100_000;
 const PAYLOAD_BYTES = 64;
 const SEED = 1;
 
-const serverSends = (v: Variant) => (v === "generator" || v === "both" ? "generator" : "loop");
-const clientReads = (v: Variant) => (v === "for-await" || v === "both" ? "for-await" : "callback");
+/** Largest frame of the `batched` variant: a ring or socket batch takes it whole. */
+const BATCH_BYTES = 4096;
+
+const serverSends = (v: Variant) =>
+  v === "batched" ? "batches" : v === "generator" || v === "both" ? "generator" : "loop";
+const clientReads = (v: Variant) =>
+  v === "batched" ? "batches" : v === "for-await" || v === "both" ? "for-await" : "callback";
 
 function pluginOf(plugins: Plugins, id: string): TransportPlugin {
   const plugin = plugins.transports.find((p) => p.id === id);
@@ -85,9 +93,12 @@ async function startServer(
 ): Promise<BenchServer> {
   const plugin = pluginOf(plugins, spec.transport);
   if (variant === "rpc") return startRpcServer(plugin, spec, address, plugins.messages);
-  if (serverSends(variant) === "loop") return startChannelServer(plugin, address);
+  const sends = serverSends(variant);
+  if (sends === "loop") return startChannelServer(plugin, address);
   return startChannelServer(plugin, address, (ch, count, payload) =>
-    sendFromGenerator(ch, frames(payload, count)),
+    sends === "generator"
+      ? sendFromGenerator(ch, frames(payload, count))
+      : sendBatchesFromGenerator(ch, frames(payload, count)),
   );
 }
 
@@ -116,6 +127,53 @@ function sendFromGenerator(ch: Channel, source: AsyncGenerator<Uint8Array>): voi
     else ch.drained().then(() => source.next().then(onResult));
   };
   source.next().then(onResult);
+}
+
+/**
+ * Like {@link sendFromGenerator}, but packs the messages into frames of up to {@link BATCH_BYTES}
+ * (u32 LE length, bytes), sent when the next message would not fit, at the end of the stream, or
+ * at `process.nextTick` — after the generator's run of microtasks, when it pauses.
+ */
+function sendBatchesFromGenerator(ch: Channel, source: AsyncGenerator<Uint8Array>): void {
+  const batch = new Uint8Array(BATCH_BYTES);
+  const view = new DataView(batch.buffer);
+  let used = 0;
+  let scheduled = false;
+  // The channel copies a payload this small before `send` returns: the buffer is free again.
+  const flush = (): boolean => {
+    if (used === 0) return true;
+    const n = used;
+    used = 0;
+    return ch.send(STREAM_FRAME, batch.subarray(0, n));
+  };
+  const flushLater = (): void => {
+    scheduled = false;
+    flush();
+  };
+  const pull = (): void => {
+    source.next().then(onResult);
+  };
+  const onResult = (r: IteratorResult<Uint8Array>): void => {
+    if (ch.closed) return;
+    if (r.done === true) {
+      flush();
+      return;
+    }
+    const m = r.value;
+    if (used + 4 + m.byteLength > BATCH_BYTES && !flush()) {
+      ch.drained().then(() => onResult(r));
+      return;
+    }
+    view.setUint32(used, m.byteLength, true);
+    batch.set(m, used + 4);
+    used += 4 + m.byteLength;
+    if (!scheduled) {
+      scheduled = true;
+      process.nextTick(flushLater);
+    }
+    pull();
+  };
+  pull();
 }
 
 /** A minimal async queue of received frames: what any `for await` consumer needs at least. */
@@ -162,6 +220,7 @@ async function connectFloor(
   const ch = await plugin.channel(address).connect();
   const queue = new FrameQueue();
   const byCallback = clientReads(variant) === "callback";
+  const inBatches = clientReads(variant) === "batches";
   let left = 0;
   let done: (() => void) | undefined;
   ch.start({
@@ -169,7 +228,17 @@ async function connectFloor(
       if (type !== STREAM_FRAME) return;
       if (byCallback) {
         if (--left === 0) done?.();
-      } else queue.push(ch.transientPayloads ? p.slice() : p);
+      } else if (!inBatches) queue.push(ch.transientPayloads ? p.slice() : p);
+      else {
+        // One copy of a transient frame; each message a view of it.
+        const frame = ch.transientPayloads ? p.slice() : p;
+        const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+        for (let at = 0; at < frame.byteLength; ) {
+          const n = view.getUint32(at, true);
+          queue.push(new Uint8Array(frame.buffer, frame.byteOffset + at + 4, n));
+          at += 4 + n;
+        }
+      }
     },
     onClose() {},
   });

@@ -42,7 +42,7 @@ test("stream-floor measures every variant over uds between two processes and cle
     .map((l) => l.split("|").map((c) => c.trim()));
   assert.deepEqual(
     rows.map((r) => r[2]),
-    ["channel", "generator", "for-await", "both", "rpc"],
+    ["channel", "generator", "for-await", "both", "batched", "rpc"],
   );
   for (const r of rows) {
     const rate = Number((r[3] as string).replace(" M", ""));
