@@ -262,6 +262,18 @@ export function loadPluginsFor(spec: CaseSpec): Promise<Plugins> {
   return loadPlugins(only);
 }
 
+/** The transport `id` of `plugins`; throws naming why packages did not load when it is missing. */
+export function pluginById(plugins: Plugins, id: string): TransportPlugin {
+  const p = plugins.transports.find((t) => t.id === id);
+  if (p === undefined) {
+    const why = plugins.availability
+      .map((a) => `${a.name}: ${a.status} ${a.detail ?? ""}`)
+      .join("; ");
+    throw new Error(`transport ${id} not available${why ? ` (${why})` : ""}`);
+  }
+  return p;
+}
+
 /** What a process that measures no RPC case gets (channel rows, baselines): no messages. */
 const NO_MESSAGES: BenchMessages = {
   messageTypes: {} as Record<MessageName, MessageType<unknown>>,

@@ -42,7 +42,7 @@ import {
   startChannelServer,
   startRpcServer,
 } from "./nearwire-endpoints.js";
-import { loadPluginsFor, type Plugins, type TransportPlugin } from "./plugins.js";
+import { loadPluginsFor, type Plugins, pluginById, type TransportPlugin } from "./plugins.js";
 
 const VARIANTS = ["channel", "generator", "for-await", "both", "batched", "rpc"] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -62,12 +62,6 @@ const serverSends = (v: Variant) =>
   v === "batched" ? "batches" : v === "generator" || v === "both" ? "generator" : "loop";
 const clientReads = (v: Variant) =>
   v === "batched" ? "batches" : v === "for-await" || v === "both" ? "for-await" : "callback";
-
-function pluginOf(plugins: Plugins, id: string): TransportPlugin {
-  const plugin = plugins.transports.find((p) => p.id === id);
-  if (plugin === undefined) throw new Error(`transport ${id} is not available here`);
-  return plugin;
-}
 
 /** The bench's 64 B stream case that `variant` runs: the RPC row, or else its channel row. */
 function caseOf(transport: Transport, variant: Variant): CaseSpec {
@@ -91,7 +85,7 @@ async function startServer(
   variant: Variant,
   address: string,
 ): Promise<BenchServer> {
-  const plugin = pluginOf(plugins, spec.transport);
+  const plugin = pluginById(plugins, spec.transport);
   if (variant === "rpc") return startRpcServer(plugin, spec, address, plugins.messages);
   const sends = serverSends(variant);
   if (sends === "loop") return startChannelServer(plugin, address);
@@ -109,7 +103,7 @@ async function connect(
   variant: Variant,
   address: string,
 ): Promise<BenchClient> {
-  const plugin = pluginOf(plugins, spec.transport);
+  const plugin = pluginById(plugins, spec.transport);
   if (variant === "rpc") return connectRpc(plugin, spec, address, plugins.messages, SEED);
   if (variant === "channel") return connectChannel(plugin, spec, address, SEED);
   return connectFloor(plugin, address, variant);
@@ -366,26 +360,7 @@ async function main(): Promise<void> {
     process.send?.(rates, () => process.disconnect());
     return;
   }
-  const { values } = parseArgs({
-    options: {
-      transport: { type: "string", multiple: true },
-      warmup: { type: "string", default: "2" },
-      seconds: { type: "string", default: "1" },
-      rounds: { type: "string", default: "5" },
-    },
-  });
-  const transports = (values.transport ?? [...TRANSPORTS]) as Transport[];
-  for (const t of transports)
-    if (!TRANSPORTS.includes(t)) throw new Error(`--transport ${t}: one of ${TRANSPORTS}`);
-  const timing: Timing = {
-    warmupSeconds: Number(values.warmup),
-    seconds: Number(values.seconds),
-    rounds: Number(values.rounds),
-  };
-  if (!(timing.warmupSeconds >= 0) || !(timing.seconds > 0))
-    throw new Error("--warmup must be ≥ 0 and --seconds > 0 (seconds)");
-  if (!Number.isInteger(timing.rounds) || timing.rounds < 1)
-    throw new Error("--rounds must be an integer ≥ 1");
+  const { transports, timing } = parseCommandLine(process.argv.slice(2));
   const { seconds, rounds } = timing;
   console.log(`| transport | variant | msgs/s, median of ${rounds} × ${seconds} s | ÷ channel |`);
   console.log("| --- | --- | ---: | ---: |");
@@ -399,4 +374,49 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+const USAGE =
+  "usage: stream-floor [--transport uds|shm-ring-spin]... [--warmup s] [--seconds s] [--rounds n]";
+
+/** A bad command line: printed with {@link USAGE}, exit status 2. */
+class UsageError extends Error {}
+
+function parseCommandLine(args: string[]): { transports: Transport[]; timing: Timing } {
+  let values: { transport?: string[]; warmup?: string; seconds?: string; rounds?: string };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        transport: { type: "string", multiple: true },
+        warmup: { type: "string", default: "2" },
+        seconds: { type: "string", default: "1" },
+        rounds: { type: "string", default: "5" },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const transports = (values.transport ?? [...TRANSPORTS]) as Transport[];
+  for (const t of transports)
+    if (!TRANSPORTS.includes(t)) throw new UsageError(`--transport ${t}: one of ${TRANSPORTS}`);
+  const timing: Timing = {
+    warmupSeconds: Number(values.warmup),
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+  };
+  if (!(timing.warmupSeconds >= 0) || !(timing.seconds > 0))
+    throw new UsageError("--warmup must be ≥ 0 and --seconds > 0 (seconds)");
+  if (!Number.isInteger(timing.rounds) || timing.rounds < 1)
+    throw new UsageError("--rounds must be an integer ≥ 1");
+  return { transports, timing };
+}
+
+try {
+  await main();
+} catch (err) {
+  // One line for the person at the terminal (a child's own error is printed above it).
+  console.error(`stream-floor: ${(err as Error).message}`);
+  if (err instanceof UsageError) console.error(USAGE);
+  process.exitCode = err instanceof UsageError ? 2 : 1;
+  // A child that failed may leave the other one waiting for its IPC: end them.
+  process.disconnect?.();
+}

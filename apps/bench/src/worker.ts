@@ -5,10 +5,9 @@ import type { BenchClient, BenchServer } from "./endpoint.js";
 import {
   loadPlugins,
   loadPluginsFor,
-  type Plugins,
+  pluginById,
   serverInThread,
   setThreadEndpoint,
-  type TransportPlugin,
 } from "./plugins.js";
 import type { RunResult } from "./run-result.js";
 
@@ -58,17 +57,6 @@ function nextMessage(): Promise<ToWorker> {
   return new Promise((resolve) => process.once("message", (m) => resolve(m as ToWorker)));
 }
 
-function pluginFor(plugins: Plugins, id: string): TransportPlugin {
-  const p = plugins.transports.find((t) => t.id === id);
-  if (p === undefined) {
-    const why = plugins.availability
-      .map((a) => `${a.name}: ${a.status} ${a.detail ?? ""}`)
-      .join("; ");
-    throw new Error(`transport ${id} not available${why ? ` (${why})` : ""}`);
-  }
-  return p;
-}
-
 async function startServer(args: EndpointArgs): Promise<BenchServer> {
   const { spec, address } = args;
   if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
@@ -78,7 +66,7 @@ async function startServer(args: EndpointArgs): Promise<BenchServer> {
   // Worker rows and the postMessage baseline: the server is a thread of the client process.
   if (serverInThread(spec.transport)) return { address, close: async () => {} };
   const plugins = await loadPluginsFor(spec);
-  const plugin = pluginFor(plugins, spec.transport);
+  const plugin = pluginById(plugins, spec.transport);
   if (plugin.inProcess) return { address, close: async () => {} };
   const nw = await import("./nearwire-endpoints.js");
   return spec.layer === "channel"
@@ -94,7 +82,7 @@ async function connect(args: EndpointArgs): Promise<BenchClient> {
   if (spec.transport === "bare-grpc-js" || spec.transport === "bare-grpc-js-tcp")
     return (await import("./bare-grpc.js")).connectBareGrpc(spec, address, seed);
   const plugins = await loadPluginsFor(spec);
-  const plugin = pluginFor(plugins, spec.transport);
+  const plugin = pluginById(plugins, spec.transport);
   const nw = await import("./nearwire-endpoints.js");
   if (spec.layer === "channel") return nw.connectChannel(plugin, spec, address, seed);
   if (!plugin.inProcess) return nw.connectRpc(plugin, spec, address, plugins.messages, seed);
@@ -130,7 +118,7 @@ async function connectThread(args: EndpointArgs): Promise<BenchClient> {
     } else {
       setThreadEndpoint(thread);
       const plugins = await loadPluginsFor(spec);
-      const plugin = pluginFor(plugins, spec.transport);
+      const plugin = pluginById(plugins, spec.transport);
       const nw = await import("./nearwire-endpoints.js");
       client =
         spec.layer === "channel"

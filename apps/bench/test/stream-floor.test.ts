@@ -52,11 +52,19 @@ test("stream-floor measures every variant over uds between two processes and cle
   assert.deepEqual(floorDirs(), before, "every socket directory is removed");
 });
 
-test("stream-floor refuses an unknown transport and an empty window", async () => {
+test("stream-floor refuses an unknown transport, an empty window and an unknown option (exit 2, usage)", async () => {
   const bad = await run(["--transport", "tcp"]);
   assert.notEqual(bad.code, 0);
+  assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--transport tcp: one of uds,shm-ring-spin/);
+  assert.match(bad.stderr, /^usage: stream-floor/m);
+  assert.doesNotMatch(bad.stderr, /\n\s+at /, "a usage error prints no stack trace");
   const empty = await run(["--seconds", "0"]);
   assert.notEqual(empty.code, 0);
+  assert.equal(empty.code, 2);
   assert.match(empty.stderr, /--seconds > 0/);
+  const unknown = await run(["--secs", "1"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /--secs/);
+  assert.equal(bad.stdout + empty.stdout + unknown.stdout, "", "nothing is measured");
 });
