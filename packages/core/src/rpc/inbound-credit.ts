@@ -56,7 +56,8 @@ export function windowLimits(capacityBytes: number | undefined): WindowLimits {
  * consumed, to about `limits.bytes` of messages of the sizes seen so far, between 32 and
  * `limits.messages`. With the default limits 64-byte messages get a 4,096-message window
  * (256 KiB), 1 KiB messages 1,024, 64 KiB messages stay at 32; over a 4 MiB ring 64-byte
- * messages get 1 MiB ÷ 72 B ≈ 14,500. Credit is returned each time half the window has been
+ * messages get 16,384 (1 MiB ÷ 64 B; the bench's raw Chunk of 64 data bytes, 72 B encoded,
+ * gets 1 MiB ÷ 72 B = 14,563). Credit is returned each time half the window has been
  * consumed ({@link GRANT_PARTS}). The window must cover the peer's wake-up: a sender that
  * ran out of credit sleeps until the CREDIT frame wakes it (tens of µs on a VM), and a
  * 256-message window of 64-byte messages (the cap before) was consumed faster than that, so both
