@@ -41,6 +41,17 @@ export interface Channel {
    * 1 MiB and 4,096 messages.
    */
   readonly inboundCapacityBytes?: number;
+  /**
+   * Optional: true when this side announced in its preface that it takes BATCH frames (0x16,
+   * several messages of a call in one frame: PROTOCOL.md §4.1, §5.2). The RPC engine then reads
+   * them; without it a BATCH is a frame type it never accepts. Absent means false.
+   */
+  readonly acceptsBatches?: boolean;
+  /**
+   * Optional: true when the peer announced that it takes BATCH frames; the RPC engine then
+   * sends a stream's messages in them. Absent means false.
+   */
+  readonly peerAcceptsBatches?: boolean;
   /** True once the channel is closed or closing; `send` then throws UNAVAILABLE. */
   readonly closed: boolean;
   /** Human-readable description of the peer, for logs (`uds:/run/x.sock`, `tcp:127.0.0.1:9`). */

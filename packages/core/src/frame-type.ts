@@ -22,9 +22,20 @@ export const FrameType = {
   Cancel: 0x14,
   /** The receiver grants the sender more messages on a call. */
   Credit: 0x15,
+  /**
+   * Several messages of one call, either direction; sent only to a peer that announced it takes
+   * them (HELLO features, PROTOCOL.md §4.1).
+   */
+  Batch: 0x16,
   /** First type value free for applications using the channel layer directly. */
   FirstApplication: 0x80,
 } as const;
+
+/**
+ * Feature bit of the preface (HELLO's features field, the shm-ring handshake's `features` key:
+ * PROTOCOL.md §4.1, §6.1): the side that announces it takes BATCH frames.
+ */
+export const FEATURE_BATCH = 0x1;
 
 /** One of the {@link FrameType} values. */
 export type FrameTypeValue = (typeof FrameType)[keyof typeof FrameType];

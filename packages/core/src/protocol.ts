@@ -4,10 +4,11 @@
  * call a service.
  *
  * - `FrameType` / `FrameTypeValue`: the frame type values (connection control, RPC, application).
+ * - `FEATURE_BATCH`: the preface's feature bit for BATCH frames.
  * - `envelope`: encoders and decoders of the RPC frame payloads (REQUEST … CREDIT).
  * - `ENVELOPE_HEADROOM_BYTES`: the most envelope bytes a MESSAGE or REQUEST adds to a message.
  */
 export type { FrameTypeValue } from "./frame-type.js";
-export { FrameType } from "./frame-type.js";
+export { FEATURE_BATCH, FrameType } from "./frame-type.js";
 export * as envelope from "./rpc/envelope.js";
 export { ENVELOPE_HEADROOM_BYTES } from "./rpc/rpc-server.js";

@@ -8,9 +8,9 @@ import { type Num, NumService, NumT, numHandlers, type Seen } from "./support/nu
 
 const seenNothing = (): Seen => ({ produced: 0, aborted: 0 });
 
-async function started() {
+async function started(batches = true) {
   const seen: Seen = { produced: 0, aborted: 0 };
-  const transport = createMemoryTransport();
+  const transport = createMemoryTransport({ batches });
   const server = transport.createServer().addService(NumService, numHandlers(seen), {
     codec: jsonCodec,
   });
@@ -20,17 +20,20 @@ async function started() {
   return { transport, server, conn, client, seen };
 }
 
-engineCases("memory transport", async () => {
-  const { server, conn, client, seen } = await started();
-  return {
-    client,
-    seen,
-    async close() {
-      await conn.close();
-      await server.close();
-    },
-  };
-});
+// Streams travel in BATCH frames by default; without them, one MESSAGE per message.
+for (const batches of [true, false]) {
+  engineCases(`memory transport${batches ? "" : " without BATCH"}`, async () => {
+    const { server, conn, client, seen } = await started(batches);
+    return {
+      client,
+      seen,
+      async close() {
+        await conn.close();
+        await server.close();
+      },
+    };
+  });
+}
 
 describe("createMemoryTransport (the engine in one process)", () => {
   it("honours timeouts above 2^31 ms (setTimeout's limit) on both sides", async () => {

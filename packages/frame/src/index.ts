@@ -32,9 +32,12 @@ export {
   decodeHello,
   encodeGoAway,
   encodeHello,
+  FEATURE_BATCH,
   GOAWAY_MAX_MESSAGE_BYTES,
+  HELLO_FEATURES_TAG,
   HELLO_MAGIC,
   HELLO_PAYLOAD_BYTES,
+  HELLO_WITH_FEATURES_BYTES,
   MIN_MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
 } from "./preface.js";

@@ -1,13 +1,15 @@
 /**
  * Payloads of the connection-control frames (PROTOCOL.md §4).
  *
- * HELLO (type 0x01), 16 bytes:
+ * HELLO (type 0x01), 16 bytes, or 24 with the features field:
  * ```
  * offset  size  field
  * 0       8     magic, ASCII "NEARWIRE" (4E 45 41 52 57 49 52 45)
  * 8       2     version, u16 BE (= 1)
  * 10      2     flags, u16 BE (0; receivers ignore unknown bits)
  * 12      4     maxFrameBytes, u32 BE: largest payload the sender accepts
+ * 16      4     features tag, ASCII "FEAT" (46 45 41 54)   (optional)
+ * 20      4     features, u32 BE: bit 0 BATCH, the sender takes BATCH frames (0x16)
  * ```
  * GOAWAY (type 0x02): `u8 status code | UTF-8 reason text (rest of the payload)`.
  */
@@ -23,6 +25,18 @@ export const HELLO_MAGIC: Uint8Array = new Uint8Array([
 
 /** Size of a HELLO payload, in bytes. Longer payloads are accepted; bytes past 16 are ignored. */
 export const HELLO_PAYLOAD_BYTES = 16;
+
+/**
+ * The tag that opens HELLO's optional features field, bytes 16–19: ASCII `FEAT`. Bytes past 16
+ * that do not start with it (and a payload shorter than 24 bytes) announce no features.
+ */
+export const HELLO_FEATURES_TAG: Uint8Array = new Uint8Array([0x46, 0x45, 0x41, 0x54]);
+
+/** Size of a HELLO payload with the features field, bytes. */
+export const HELLO_WITH_FEATURES_BYTES = 24;
+
+/** HELLO feature bit: the sender of the HELLO takes BATCH frames (0x16, PROTOCOL.md §5.2). */
+export { FEATURE_BATCH } from "@nearwire/core/protocol";
 
 /**
  * Smallest `maxFrameBytes` a HELLO may announce (1024 B): every GOAWAY and RPC header frame of
@@ -41,6 +55,11 @@ export interface Hello {
   maxFrameBytes: number;
   /** Flag bits; 0 in version 1. Receivers ignore unknown bits. Default 0. */
   flags?: number;
+  /**
+   * Feature bits (u32, {@link FEATURE_BATCH}): given, the HELLO carries the features field
+   * (24 bytes); left out, it is 16 bytes. Decoded as 0 when the field is absent.
+   */
+  features?: number;
 }
 
 /** The fields of a GOAWAY payload. */
@@ -54,31 +73,48 @@ export interface GoAway {
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8");
 
-/** Encodes a HELLO payload (16 bytes). Throws INVALID_ARGUMENT on out-of-range fields. */
+/**
+ * Encodes a HELLO payload: 16 bytes, 24 when `features` is given. Throws INVALID_ARGUMENT on
+ * out-of-range fields.
+ */
 export function encodeHello(hello: Hello): Uint8Array {
-  const { version, maxFrameBytes } = hello;
+  const { version, maxFrameBytes, features } = hello;
   const flags = hello.flags ?? 0;
-  if (!isUint(version, 0xffff) || !isUint(flags, 0xffff) || !isUint(maxFrameBytes, 0xffff_ffff)) {
+  if (
+    !isUint(version, 0xffff) ||
+    !isUint(flags, 0xffff) ||
+    !isUint(maxFrameBytes, 0xffff_ffff) ||
+    (features !== undefined && !isUint(features, 0xffff_ffff))
+  ) {
     throw new NearwireError(
       Code.InvalidArgument,
-      `HELLO field out of range: version ${version}, flags ${flags}, maxFrameBytes ${maxFrameBytes}`,
+      `HELLO field out of range: version ${version}, flags ${flags}, maxFrameBytes ${maxFrameBytes}, features ${features}`,
     );
   }
-  const out = new Uint8Array(HELLO_PAYLOAD_BYTES);
+  const out = new Uint8Array(
+    features === undefined ? HELLO_PAYLOAD_BYTES : HELLO_WITH_FEATURES_BYTES,
+  );
   out.set(HELLO_MAGIC, 0);
   const view = new DataView(out.buffer);
   view.setUint16(8, version);
   view.setUint16(10, flags);
   view.setUint32(12, maxFrameBytes);
+  if (features !== undefined) {
+    out.set(HELLO_FEATURES_TAG, HELLO_PAYLOAD_BYTES);
+    view.setUint32(20, features);
+  }
   return out;
 }
 
 /**
  * Decodes a HELLO payload. Throws INVALID_ARGUMENT, reason `bad-preface`, when it is shorter
  * than 16 bytes, the magic is wrong, or `maxFrameBytes` < {@link MIN_MAX_FRAME_BYTES}. The
- * version is returned as sent: comparing it is the caller's job.
+ * version is returned as sent: comparing it is the caller's job. `features` is left out when
+ * the payload has no features field (fewer than 24 bytes, or bytes 16–19 other than `FEAT`).
  */
-export function decodeHello(payload: Uint8Array): Required<Hello> {
+export function decodeHello(
+  payload: Uint8Array,
+): Required<Omit<Hello, "features">> & Pick<Hello, "features"> {
   if (payload.length < HELLO_PAYLOAD_BYTES) {
     throw badPreface(`HELLO payload ${payload.length} B < ${HELLO_PAYLOAD_BYTES}`);
   }
@@ -86,11 +122,12 @@ export function decodeHello(payload: Uint8Array): Required<Hello> {
     if (payload[i] !== HELLO_MAGIC[i]) throw badPreface("HELLO magic is not NEARWIRE");
   }
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  const hello = {
+  const hello: Required<Omit<Hello, "features">> & Pick<Hello, "features"> = {
     version: view.getUint16(8),
     flags: view.getUint16(10),
     maxFrameBytes: view.getUint32(12),
   };
+  if (hasFeatures(payload)) hello.features = view.getUint32(20);
   if (hello.maxFrameBytes < MIN_MAX_FRAME_BYTES) {
     throw badPreface(`HELLO maxFrameBytes ${hello.maxFrameBytes} < ${MIN_MAX_FRAME_BYTES}`);
   }
@@ -121,6 +158,14 @@ export function decodeGoAway(payload: Uint8Array): GoAway {
     });
   }
   return { code: payload[0] as number, message: utf8Decoder.decode(payload.subarray(1)) };
+}
+
+function hasFeatures(payload: Uint8Array): boolean {
+  if (payload.length < HELLO_WITH_FEATURES_BYTES) return false;
+  for (let i = 0; i < HELLO_FEATURES_TAG.length; i++) {
+    if (payload[HELLO_PAYLOAD_BYTES + i] !== HELLO_FEATURES_TAG[i]) return false;
+  }
+  return true;
 }
 
 function badPreface(message: string): NearwireError {

@@ -9,9 +9,13 @@ import {
   encodeFrame,
   encodeGoAway,
   encodeHello,
+  FEATURE_BATCH,
   FrameDecoder,
   GOAWAY_MAX_MESSAGE_BYTES,
+  HELLO_FEATURES_TAG,
   HELLO_MAGIC,
+  HELLO_WITH_FEATURES_BYTES,
+  type Hello,
   PROTOCOL_VERSION,
 } from "../src/index.js";
 
@@ -38,15 +42,16 @@ describe("HELLO (PROTOCOL.md §4)", () => {
     assert.equal(new TextDecoder().decode(HELLO_MAGIC), "NEARWIRE");
   });
 
-  for (const name of ["hello-client", "hello-server-64k", "hello-version-2"]) {
+  for (const name of ["hello-client", "hello-server-64k", "hello-version-2", "batch-hello"]) {
     it(`vector ${name} encodes and decodes`, () => {
       const v = vectors.get(name);
       assert.ok(v !== undefined);
-      const hello = {
+      const hello: Hello = {
         version: Number(field(v, "version")),
         flags: Number(field(v, "flags")),
         maxFrameBytes: Number(field(v, "max-frame-bytes")),
       };
+      if (v.fields.has("features")) hello.features = Number(field(v, "features"));
       const frame = hex(v, "frame");
       assert.deepEqual(new Uint8Array(encodeFrame(FrameType.Hello, encodeHello(hello))), frame);
       const got = decodeOne(frame);
@@ -59,6 +64,34 @@ describe("HELLO (PROTOCOL.md §4)", () => {
     const long = new Uint8Array(24);
     long.set(encodeHello({ version: 1, maxFrameBytes: 65536, flags: 0xffff }));
     assert.deepEqual(decodeHello(long), { version: 1, flags: 0xffff, maxFrameBytes: 65536 });
+  });
+
+  it("reads the features field only behind its FEAT tag, in a payload of at least 24 bytes", () => {
+    const plain = { version: 1, flags: 0, maxFrameBytes: 65536 };
+    const withFeatures = encodeHello({ ...plain, features: FEATURE_BATCH });
+    assert.equal(withFeatures.byteLength, HELLO_WITH_FEATURES_BYTES);
+    assert.deepEqual(withFeatures.subarray(16, 20), HELLO_FEATURES_TAG);
+    assert.deepEqual(decodeHello(withFeatures), { ...plain, features: FEATURE_BATCH });
+    // Bits it does not know are passed on (the caller looks at the ones it knows).
+    const all = encodeHello({ ...plain, features: 0xffff_ffff });
+    assert.equal(decodeHello(all).features, 0xffff_ffff);
+    // Bytes past 24 are ignored.
+    const longer = new Uint8Array(40).fill(0xee);
+    longer.set(withFeatures);
+    assert.deepEqual(decodeHello(longer), { ...plain, features: FEATURE_BATCH });
+    // Other bytes past 16 announce nothing: a wrong tag, a cut field, the interop peer's "future".
+    const wrongTag = withFeatures.slice();
+    wrongTag[19] = 0x53; // "FEAS"
+    const cut = withFeatures.subarray(0, 23);
+    const future = new Uint8Array(22);
+    future.set(encodeHello(plain));
+    future.set(new TextEncoder().encode("future"), 16);
+    for (const payload of [wrongTag, cut, future, encodeHello(plain)])
+      assert.deepEqual(decodeHello(payload), plain);
+    assert.throws(
+      () => encodeHello({ ...plain, features: 2 ** 32 }),
+      (e: unknown) => e instanceof NearwireError && e.code === Code.InvalidArgument,
+    );
   });
 
   it("bad payloads are INVALID_ARGUMENT bad-preface", () => {

@@ -37,6 +37,10 @@ export interface RingChannelParts {
    * record's payload, `ringBytes / 2 - 16`. Larger frames go as fragment records.
    */
   maxFrameBytes?: number;
+  /** This side announced at set-up that it takes BATCH frames (PROTOCOL.md §5.2). Default false. */
+  acceptsBatches?: boolean;
+  /** The peer announced that it takes BATCH frames. Default false. */
+  peerAcceptsBatches?: boolean;
 }
 
 /**
@@ -53,6 +57,8 @@ export abstract class RingChannel implements Channel {
   /** The receive ring's capacity: what the peer can send before the ring pushes back. */
   readonly inboundCapacityBytes: number;
   readonly peer: string;
+  readonly acceptsBatches: boolean;
+  readonly peerAcceptsBatches: boolean;
   protected readonly writer: RingWriter;
   protected readonly reader: RingReader;
   protected readonly wait: WaitMode;
@@ -106,6 +112,8 @@ export abstract class RingChannel implements Channel {
     this.wait = parts.wait;
     this.spinMs = parts.wait === "park" ? 0 : parts.spinUs / 1000;
     this.peer = parts.peer;
+    this.acceptsBatches = parts.acceptsBatches === true;
+    this.peerAcceptsBatches = parts.peerAcceptsBatches === true;
   }
 
   /** The peer's receive ring had its parked flag set (now cleared): wake it. */

@@ -27,6 +27,9 @@ export interface ShmRingChannelParts {
   sendRing: 0 | 1;
   /** Frame limit agreed in the handshake (absent: one record, the peer does not fragment). */
   maxFrameBytes?: number;
+  /** What the handshake said about BATCH frames (`features`, PROTOCOL.md §6.1). Default false. */
+  acceptsBatches?: boolean;
+  peerAcceptsBatches?: boolean;
   wait: WaitMode;
   spinUs: number;
   peer: string;
@@ -58,6 +61,8 @@ export class ShmRingChannel extends RingChannel implements Channel {
       wait: parts.wait,
       spinUs: parts.spinUs,
       peer: parts.peer,
+      acceptsBatches: parts.acceptsBatches === true,
+      peerAcceptsBatches: parts.peerAcceptsBatches === true,
     });
     this.socket = parts.socket;
     this.segment = parts.segment;

@@ -27,6 +27,13 @@ export interface ShmRingOptions extends PeerAuthorizationOptions {
    */
   maxFrameBytes?: number;
   /**
+   * Announce in the handshake that this side takes BATCH frames (several RPC messages in one
+   * frame; the `features` key, PROTOCOL.md §6.1 and §5.2): for the RPC engine, which
+   * `createShmRingTransport` runs on top (its `batches` option, default true there). Default
+   * false: a channel used directly never sees a BATCH.
+   */
+  batches?: boolean;
+  /**
    * How this side waits for frames: `spin` polls the ring all the time (one busy core per
    * side, lowest latency), `park` sleeps until a doorbell byte on the control socket, and
    * `adaptive` spins for `spinUs` after the last activity, then parks. Default `adaptive`.

@@ -2,6 +2,7 @@ import type { Socket } from "node:net";
 import { connect as netConnect } from "node:net";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
+import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import {
   agreeMaxFrameBytes,
   checkMaxFrameBytes,
@@ -41,6 +42,7 @@ interface Resolved {
   shmDir: string;
   handshakeTimeoutMs: number;
   maxPendingHandshakes: number;
+  batches: boolean;
 }
 
 /**
@@ -86,6 +88,7 @@ function resolve(options: ShmRingOptions): Resolved {
     shmDir: options.shmDir ?? "",
     handshakeTimeoutMs,
     maxPendingHandshakes,
+    batches: options.batches === true,
   };
 }
 
@@ -211,6 +214,9 @@ async function accept(
         : checkMaxFrameBytes(hello.maxFrameBytes, "client maxFrameBytes"),
       maxPayloadFor(opts.ringBytes),
     );
+    // The features key only answers a client's (as HELLO's features field, PROTOCOL.md §6.1).
+    const clientFeatures = readFeatures(hello.features, "client");
+    const features = clientFeatures === undefined ? undefined : opts.batches ? FEATURE_BATCH : 0;
     // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
     socket.write(
@@ -224,6 +230,7 @@ async function accept(
         maxPayloadBytes: maxPayloadFor(opts.ringBytes),
         maxFrameBytes,
         nonce: segment.nonce,
+        ...(features === undefined ? {} : { features }),
       }),
     );
     const readyFrame = await reader.next();
@@ -240,6 +247,8 @@ async function accept(
       segment,
       maxFrameBytes,
       sendRing: 1,
+      acceptsBatches: ((features ?? 0) & FEATURE_BATCH) !== 0,
+      peerAcceptsBatches: ((clientFeatures ?? 0) & FEATURE_BATCH) !== 0,
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:pid ${pid}`,
@@ -256,6 +265,22 @@ async function accept(
   }
 }
 
+/**
+ * A handshake frame's `features` (PROTOCOL.md §6.1): undefined when absent, else a u32 of
+ * feature bits; any other value is INVALID_ARGUMENT `bad-preface`.
+ */
+function readFeatures(value: unknown, side: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `${side} features ${JSON.stringify(value)} is not an integer in [0, 4294967295]`,
+      { reason: "bad-preface" },
+    );
+  }
+  return value;
+}
+
 async function handshakeClient(socket: Socket, opts: Resolved, address: string): Promise<Channel> {
   const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs, address);
   try {
@@ -265,6 +290,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
         layout: LAYOUT_VERSION,
         pid: process.pid,
         maxFrameBytes: opts.maxFrameBytes,
+        ...(opts.batches ? { features: FEATURE_BATCH } : {}),
       }),
     );
     const offer = await reader.next();
@@ -307,6 +333,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
         { reason: "bad-preface" },
       );
     }
+    const serverFeatures = readFeatures(offer.features, "server");
     const segment = attachSegment(pid, fd, { ringBytes, nonce });
     socket.write(encodeHandshake({ ready: true }));
     return new ShmRingChannel({
@@ -314,6 +341,8 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       segment,
       ...(maxFrameBytes === undefined ? {} : { maxFrameBytes }),
       sendRing: 0,
+      acceptsBatches: opts.batches,
+      peerAcceptsBatches: ((serverFeatures ?? 0) & FEATURE_BATCH) !== 0,
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:${address}`,

@@ -22,6 +22,7 @@ export function createShmRingTransport(options: ShmRingTransportOptions): Transp
   const provider = createShmRingChannelProvider({
     ...options,
     maxFrameBytes: options.maxFrameBytes ?? maxFrameBytesFor(options.maxMessageBytes),
+    batches: options.batches ?? true,
   });
   // close() during listen() wins (createRpcTransport's guardListen).
   return createRpcTransport(provider, options);

@@ -29,6 +29,7 @@ import {
   encodeFrameInto,
   encodeGoAway,
   encodeHello,
+  FEATURE_BATCH,
   FRAME_HEADER_BYTES,
   FRAME_OVERHEAD_BYTES,
   FRAME_TRAILER_BYTES,
@@ -83,6 +84,11 @@ export interface SocketChannelOptions {
   closeTimeoutMs: number;
   /** How long one received frame may stay incomplete, ms (0: no limit). */
   frameTimeoutMs: number;
+  /**
+   * Announce in the preface that this side's RPC engine takes BATCH frames (HELLO features,
+   * PROTOCOL.md §4.1). A server announces only in answer to a client's features field.
+   */
+  batches: boolean;
   /** Peer description for logs. */
   peer: string;
   /** Server side: the peer read on accept (`SO_PEERCRED`), handed to handlers as `ctx.peer`. */
@@ -107,6 +113,8 @@ export class SocketChannel implements Channel {
   /** The peer's first bytes until they can be judged (`sniffWants`, transport mismatch); then undefined. */
   #head: Buffer | undefined = Buffer.alloc(0);
   #peerMaxFrameBytes = 0;
+  #acceptsBatches = false;
+  #peerAcceptsBatches = false;
   #handler: ChannelHandler | undefined;
   #userPaused = false;
   #timer: NodeJS.Timeout | undefined;
@@ -161,10 +169,15 @@ export class SocketChannel implements Channel {
     });
     this.#timer = setTimeout(() => this.#handshakeTimeout(), options.handshakeTimeoutMs);
     if (role === "client") {
+      this.#acceptsBatches = options.batches;
       socket.write(
         encodeFrame(
           FrameType.Hello,
-          encodeHello({ version: PROTOCOL_VERSION, maxFrameBytes: options.maxFrameBytes }),
+          encodeHello({
+            version: PROTOCOL_VERSION,
+            maxFrameBytes: options.maxFrameBytes,
+            ...(options.batches ? { features: FEATURE_BATCH } : {}),
+          }),
         ),
       );
     }
@@ -198,6 +211,14 @@ export class SocketChannel implements Channel {
 
   get closed(): boolean {
     return this.#state === "closed";
+  }
+
+  get acceptsBatches(): boolean {
+    return this.#acceptsBatches;
+  }
+
+  get peerAcceptsBatches(): boolean {
+    return this.#peerAcceptsBatches;
   }
 
   start(handler: ChannelHandler): void {
@@ -476,12 +497,24 @@ export class SocketChannel implements Channel {
       );
     }
     this.#peerMaxFrameBytes = hello.maxFrameBytes;
+    this.#peerAcceptsBatches = ((hello.features ?? 0) & FEATURE_BATCH) !== 0;
     if (this.#role === "server") {
       this.#decoder.setMaxPayloadBytes(this.#options.maxFrameBytes);
+      // The features field only answers a client's (PROTOCOL.md §4.1): a client that sent
+      // none gets the 16-byte HELLO it has always got.
+      let features: number | undefined;
+      if (hello.features !== undefined) {
+        features = this.#options.batches ? FEATURE_BATCH : 0;
+        this.#acceptsBatches = this.#options.batches;
+      }
       this.#socket.write(
         encodeFrame(
           FrameType.Hello,
-          encodeHello({ version: PROTOCOL_VERSION, maxFrameBytes: this.#options.maxFrameBytes }),
+          encodeHello({
+            version: PROTOCOL_VERSION,
+            maxFrameBytes: this.#options.maxFrameBytes,
+            ...(features === undefined ? {} : { features }),
+          }),
         ),
       );
     }

@@ -45,6 +45,13 @@ export interface UdsChannelOptions extends PeerAuthorizationOptions {
    * 4 MiB; at least 1024. A channel's `maxPayloadBytes` is the smaller of both sides' values.
    */
   maxFrameBytes?: number;
+  /**
+   * Announce in the preface that this side takes BATCH frames (several RPC messages in one
+   * frame, PROTOCOL.md §4.1 and §5.2): for the RPC engine, which `createUdsTransport` runs on
+   * top (its `batches` option, default true). Default false: a channel used directly never
+   * sees a BATCH.
+   */
+  batches?: boolean;
   /** Deadline for the connection preface, ms. Default 5000. `connect` then rejects UNAVAILABLE. */
   handshakeTimeoutMs?: number;
   /** `send` returns false once this many bytes are queued (socket + batch). Default 1 MiB. */
@@ -104,6 +111,7 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
     ),
     closeTimeoutMs: checkInt("closeTimeoutMs", options.closeTimeoutMs ?? 5000, 1, 2 ** 31 - 1),
     frameTimeoutMs: checkInt("frameTimeoutMs", options.frameTimeoutMs ?? 30_000, 0, 2 ** 31 - 1),
+    batches: options.batches === true,
     peer,
   });
   channelOptions("");

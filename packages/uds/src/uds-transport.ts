@@ -9,7 +9,9 @@ import { ENVELOPE_HEADROOM_BYTES } from "@nearwire/core/protocol";
 import { createUdsChannelProvider, type UdsChannelOptions } from "./uds-channel-provider.js";
 
 /** Options of {@link createUdsTransport}: the channel's options plus the RPC engine's. */
-export interface UdsTransportOptions extends Omit<UdsChannelOptions, "maxFrameBytes">, RpcOptions {}
+export interface UdsTransportOptions
+  extends Omit<UdsChannelOptions, "maxFrameBytes" | "batches">,
+    RpcOptions {}
 
 /**
  * The nearwire RPC transport over a stream socket: a Unix domain socket path, a Linux abstract
@@ -22,6 +24,7 @@ export function createUdsTransport(options: UdsTransportOptions): Transport {
   const provider = createUdsChannelProvider({
     ...options,
     maxFrameBytes: maxMessageBytes + ENVELOPE_HEADROOM_BYTES,
+    batches: options.batches ?? true,
   });
   return createRpcTransport(provider, { ...options, maxMessageBytes });
 }

@@ -41,6 +41,7 @@ async function udsPair(address: string): Promise<{
     highWaterMarkBytes: 1024 * 1024,
     closeTimeoutMs: 5000,
     frameTimeoutMs: 30_000,
+    batches: false,
     peer: listener.address,
   });
   return {
@@ -123,6 +124,7 @@ describe("uds channel provider", () => {
       highWaterMarkBytes: 8 * 1024 * 1024,
       closeTimeoutMs: 5000,
       frameTimeoutMs: 30_000,
+      batches: false,
       peer: listener.address,
     });
     const server = await local;

@@ -10,22 +10,26 @@ import {
   type Vector,
 } from "@nearwire/conformance";
 import { envelope, FrameType } from "@nearwire/core/protocol";
-import { decodeGoAway, FrameDecoder } from "@nearwire/frame";
+import { decodeGoAway, decodeHello, FEATURE_BATCH, FrameDecoder } from "@nearwire/frame";
 import { tempDir } from "./helpers.js";
 
 /**
  * PROTOCOL.md §5.10: every `rule-*` vector replayed to a real uds server (the Greeter fixture,
- * with `Say` and `Hold`) after the preface; the server's STATUSes and GOAWAY must be the
- * vector's, and a connection the vector keeps open must still be open.
+ * with `Say` and `Hold`) after the preface, and every `batch-rule-*` vector (its own
+ * `client-stream`, HELLO included); the server's STATUSes and GOAWAY must be the vector's, and
+ * a connection the vector keeps open must still be open.
  */
 const all = readVectors();
 const rules = [...all.values()].filter((v) => v.name.startsWith("rule-"));
+const batchRules = [...all.values()].filter((v) => v.name.startsWith("batch-rule-"));
 const clientHello = hex(all.get("rpc-unary-exchange") as Vector, "client-stream").subarray(0, 25);
 
 interface Outcome {
   statuses: string[];
   goaway: number | undefined;
   open: boolean;
+  /** The features of the server's HELLO (undefined: a 16-byte HELLO). */
+  serverFeatures: number | undefined;
 }
 
 /** The frames of `bytes`, each whole (u32 length, type, payload, CRC-32C: PROTOCOL.md §1). */
@@ -45,12 +49,13 @@ function splitFrames(bytes: Uint8Array): Uint8Array[] {
  */
 function replay(
   address: string,
+  hello: Uint8Array,
   frames: Uint8Array,
   expected: number,
   oneAtATime: boolean,
 ): Promise<Outcome> {
   return new Promise((resolve, reject) => {
-    const out: Outcome = { statuses: [], goaway: undefined, open: true };
+    const out: Outcome = { statuses: [], goaway: undefined, open: true, serverFeatures: undefined };
     let sawHello = false;
     /** Set once every frame is written: only then may the settle timer end the replay. */
     let allWritten = !oneAtATime;
@@ -67,6 +72,7 @@ function replay(
       onFrame: (type, payload) => {
         if (!sawHello) {
           assert.equal(type, FrameType.Hello, "the server's first frame");
+          out.serverFeatures = decodeHello(payload).features;
           sawHello = true;
           return;
         }
@@ -92,7 +98,7 @@ function replay(
       finish();
     });
     if (oneAtATime) {
-      sock.write(clientHello);
+      sock.write(hello);
       void (async () => {
         for (const frame of splitFrames(frames)) {
           await new Promise((r) => setTimeout(r, 5));
@@ -104,7 +110,7 @@ function replay(
         settle = setTimeout(finish, expected === 0 ? 300 : 100);
       })();
     } else {
-      sock.write(Buffer.concat([clientHello, frames]));
+      sock.write(Buffer.concat([hello, frames]));
       if (expected === 0) settle = setTimeout(finish, 300);
     }
     const guard = setTimeout(() => reject(new Error("no answer within 5 s")), 5000);
@@ -129,14 +135,28 @@ describe("PROTOCOL.md §5.10 receiver rules, replayed to a uds server", () => {
     assert.ok(rules.length >= 13, `found ${rules.length} rule vectors`);
   });
 
-  for (const v of rules) {
+  it("has the BATCH rule vectors", () => {
+    assert.ok(batchRules.length >= 8, `found ${batchRules.length} batch-rule vectors`);
+  });
+
+  for (const v of [...rules, ...batchRules]) {
     for (const oneAtATime of [false, true])
       it(`${v.name} (${oneAtATime ? "one frame at a time" : "in one write"})`, async () => {
         const statuses = field(v, "statuses")
           .split(" ")
           .filter((x) => x.length > 0);
         const goaway = field(v, "goaway");
-        const got = await replay(address, hex(v, "client-frames"), statuses.length, oneAtATime);
+        let hello = clientHello;
+        let frames: Uint8Array;
+        if (v.name.startsWith("batch-rule-")) {
+          [hello] = splitFrames(hex(v, "client-stream")) as [Uint8Array];
+          frames = hex(v, "client-stream").subarray(hello.byteLength);
+        } else frames = hex(v, "client-frames");
+        const got = await replay(address, hello, frames, statuses.length, oneAtATime);
+        // The server answers a features field with its own (BATCH: an RPC server offers it),
+        // and a HELLO without one with none (§4.1).
+        const asked = decodeHello(hello.subarray(5, hello.byteLength - 4)).features;
+        assert.equal(got.serverFeatures, asked === undefined ? undefined : FEATURE_BATCH);
         assert.deepEqual(got.statuses, statuses, "STATUSes");
         if (goaway === "none") {
           assert.equal(got.goaway, undefined, "no GOAWAY");

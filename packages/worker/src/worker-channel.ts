@@ -14,6 +14,9 @@ export interface WorkerChannelParts {
   ringBytes: number;
   /** Frame limit agreed at set-up. */
   maxFrameBytes: number;
+  /** What the set-up said about BATCH frames (`features`). */
+  acceptsBatches: boolean;
+  peerAcceptsBatches: boolean;
   /** This side: 0 for the connector (writes ring 0), 1 for the listener (writes ring 1). */
   side: 0 | 1;
   /** The connection's own port: its `close` event is the peer's end (or death). */
@@ -51,6 +54,8 @@ export class WorkerChannel extends RingChannel implements Channel {
       ringBytes: parts.ringBytes,
       sendRing: parts.side,
       maxFrameBytes: parts.maxFrameBytes,
+      acceptsBatches: parts.acceptsBatches,
+      peerAcceptsBatches: parts.peerAcceptsBatches,
       wait: parts.wait,
       spinUs: parts.spinUs,
       peer: parts.peer,

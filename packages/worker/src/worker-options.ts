@@ -28,6 +28,13 @@ export interface WorkerChannelOptions {
    */
   maxFrameBytes?: number;
   /**
+   * Say at set-up that this side takes BATCH frames (several RPC messages in one frame,
+   * PROTOCOL.md §5.2; the offer's and the answer's `features`): for the RPC engine, which
+   * `createWorkerTransport` runs on top (its `batches` option, default true there). Default
+   * false: a channel used directly never sees a BATCH.
+   */
+  batches?: boolean;
+  /**
    * `spin`: poll the ring all the time (a busy core per side, lowest latency); `park`: sleep in
    * `Atomics.waitAsync` until the producer notifies; `adaptive` (default): spin `spinUs` after
    * the last activity, then park.

@@ -1,6 +1,7 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
+import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import {
   agreeMaxFrameBytes,
   checkHeader,
@@ -41,6 +42,8 @@ interface Offer {
   buffer: SharedArrayBuffer;
   ringBytes: number;
   maxFrameBytes?: unknown;
+  /** Feature bits (FEATURE_BATCH), when the connector says any. */
+  features?: unknown;
   nonce: string;
   port: MessagePort;
 }
@@ -71,6 +74,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
   const spinUs = options.spinUs ?? 50;
   const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
+  const batches = options.batches === true;
   const peer = describe(endpoint);
 
   return {
@@ -116,10 +120,14 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           return;
         }
         seen.add(m.nonce);
+        // As HELLO's features (PROTOCOL.md §4.1): answered only when the offer has them.
+        const answered = m.features !== undefined;
         const channel = new WorkerChannel({
           buffer: m.buffer,
           ringBytes: m.ringBytes,
           maxFrameBytes: agreed,
+          acceptsBatches: answered && batches,
+          peerAcceptsBatches: typeof m.features === "number" && (m.features & FEATURE_BATCH) !== 0,
           side: 1,
           port,
           wait,
@@ -127,7 +135,11 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           peer,
         });
         port.once("close", () => seen.delete(m.nonce));
-        port.postMessage({ nearwire: "ready", maxFrameBytes: agreed });
+        port.postMessage({
+          nearwire: "ready",
+          maxFrameBytes: agreed,
+          ...(answered ? { features: batches ? FEATURE_BATCH : 0 } : {}),
+        });
         onChannel(channel);
       };
       endpoint.on("message", onMessage);
@@ -145,6 +157,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
       return new Promise<Channel>((resolve, reject) => {
         const ports: MessagePort[] = [];
         let agreed = maxPayloadFor(ringBytes);
+        let peerBatches = false;
         let timer: NodeJS.Timeout | undefined;
         const finish = (err: NearwireError | undefined, winner?: MessagePort): void => {
           clearTimeout(timer);
@@ -165,6 +178,8 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
               buffer,
               ringBytes,
               maxFrameBytes: agreed,
+              acceptsBatches: batches,
+              peerAcceptsBatches: peerBatches,
               side: 0,
               port,
               wait,
@@ -181,6 +196,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
             (m: {
               nearwire?: string;
               maxFrameBytes?: unknown;
+              features?: unknown;
               code?: number;
               reason?: string;
               message?: string;
@@ -206,6 +222,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
                   }
                   agreed = f;
                 }
+                peerBatches = typeof m.features === "number" && (m.features & FEATURE_BATCH) !== 0;
                 finish(undefined, port1);
               } else if (m?.nearwire === "error") {
                 const code = typeof m.code === "number" ? m.code : Code.Unknown;
@@ -222,6 +239,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
                 buffer,
                 ringBytes,
                 maxFrameBytes,
+                ...(batches ? { features: FEATURE_BATCH } : {}),
                 nonce,
                 port: port2,
               },

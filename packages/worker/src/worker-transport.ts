@@ -18,6 +18,7 @@ export function createWorkerTransport(options: WorkerTransportOptions): Transpor
   const provider = createWorkerChannelProvider({
     ...options,
     maxFrameBytes: options.maxFrameBytes ?? maxFrameBytesFor(options.maxMessageBytes),
+    batches: options.batches ?? true,
   });
   return createRpcTransport(provider, options);
 }

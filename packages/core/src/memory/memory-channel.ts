@@ -19,6 +19,8 @@ export interface MemoryChannelOptions {
   maxPayloadBytes: number;
   /** `send` returns false when this many bytes wait for delivery. */
   highWaterMarkBytes: number;
+  /** Both ends take BATCH frames (as if both had announced them). Default false. */
+  batches?: boolean;
 }
 
 /** Makes a connected pair: `[client end, server end]`. */
@@ -33,6 +35,8 @@ export function memoryChannelPair(options: MemoryChannelOptions): [Channel, Chan
 class MemoryChannel implements Channel {
   readonly transientPayloads = false;
   readonly maxPayloadBytes: number;
+  readonly acceptsBatches: boolean;
+  readonly peerAcceptsBatches: boolean;
   closed = false;
   other!: MemoryChannel;
   private handler: ChannelHandler | undefined;
@@ -57,6 +61,8 @@ class MemoryChannel implements Channel {
   ) {
     this.maxPayloadBytes = options.maxPayloadBytes;
     this.highWaterMarkBytes = options.highWaterMarkBytes;
+    this.acceptsBatches = options.batches === true;
+    this.peerAcceptsBatches = this.acceptsBatches;
   }
 
   start(handler: ChannelHandler): void {

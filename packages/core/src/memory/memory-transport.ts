@@ -46,8 +46,10 @@ class MemoryChannelProvider implements ChannelProvider {
   private onChannel: ((channel: Channel) => void) | undefined;
   private readonly maxPayloadBytes: number;
   private readonly highWaterMarkBytes: number;
+  private readonly batches: boolean;
 
   constructor(options: MemoryTransportOptions) {
+    this.batches = options.batches ?? true;
     this.maxPayloadBytes =
       (options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES) + ENVELOPE_HEADROOM_BYTES;
     this.highWaterMarkBytes = options.highWaterMarkBytes ?? 1024 * 1024;
@@ -83,6 +85,7 @@ class MemoryChannelProvider implements ChannelProvider {
     const [client, server] = memoryChannelPair({
       maxPayloadBytes: this.maxPayloadBytes,
       highWaterMarkBytes: this.highWaterMarkBytes,
+      batches: this.batches,
     });
     onChannel(server);
     return client;

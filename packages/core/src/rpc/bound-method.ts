@@ -97,21 +97,21 @@ export function encodeChecked(
 }
 
 /**
- * Decodes with `codec` the message that fills `frame` from `offset` to its end. A frame that is
- * only valid during the frame callback (`transient`) is copied first, and only when the codec's
- * decoded values would point into it; the copy is taken of the whole frame. A codec with
- * `decodeRange` reads the message in place (in the frame or its copy) with no view made for
- * it; others get one view of it.
+ * Decodes with `codec` the message `frame[offset … end)`. A frame that is only valid during the
+ * frame callback (`transient`) is copied first, and only when the codec's decoded values would
+ * point into it; the copy is taken of the whole frame when the message runs to its end. A codec
+ * with `decodeRange` reads the message in place (in the frame or its copy) with no view made
+ * for it; others get one view of it.
  */
 export function decodeChecked(
   codec: MessageCodec<unknown>,
   frame: Uint8Array,
   offset: number,
+  end: number,
   transient: boolean,
   maxBytes: number,
   what: string,
 ): unknown {
-  const end = frame.byteLength;
   const n = end - offset;
   if (n > maxBytes) {
     throw new NearwireError(
@@ -124,7 +124,7 @@ export function decodeChecked(
   }
   try {
     if (transient && codec.decodesInPlace) {
-      copyFrame(frame, offset, end);
+      copyFrame(frame, offset, end, frame.byteLength);
       if (codec.decodeRange !== undefined)
         return codec.decodeRange(copied, copiedStart, copiedStart + n);
       // A copy of its own is the message exactly; a slab copy gets one view, made from the
@@ -132,7 +132,9 @@ export function decodeChecked(
       return codec.decode(copied === slab ? new Uint8Array(slabBuffer, copiedStart, n) : copied);
     }
     if (codec.decodeRange !== undefined) return codec.decodeRange(frame, offset, end);
-    return codec.decode(offset === 0 ? frame : frame.subarray(offset));
+    return codec.decode(
+      offset === 0 && end === frame.byteLength ? frame : frame.subarray(offset, end),
+    );
   } catch (cause) {
     if (cause instanceof NearwireError) throw cause;
     throw new NearwireError(
@@ -168,17 +170,17 @@ let copied: Uint8Array = slab;
 let copiedStart = 0;
 
 /**
- * Copies `frame[offset…]` (`total` is `frame.byteLength`, read once by the caller), a transient
- * view (a ring slot), to where it may be kept, and points
+ * Copies `frame[offset … end)` (`total` is `frame.byteLength`, read once by the caller), a
+ * transient view (a ring slot), to where it may be kept, and points
  * `copied` / `copiedStart` at it (no object per copy beyond the copy itself). Small messages
  * are carved from a slab that is never reused (it is freed when the last view of it dies), so a
  * message costs no ArrayBuffer of its own (which Node 20 allocates off-heap above 64 bytes); the
  * slab takes the whole frame, as a `set` of the frame needs no view of its message part.
  */
-function copyFrame(frame: Uint8Array, offset: number, total: number): void {
-  const n = total - offset;
-  if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES) {
-    copied = frame.slice(offset);
+function copyFrame(frame: Uint8Array, offset: number, end: number, total: number): void {
+  const n = end - offset;
+  if (n <= ON_HEAP_COPY_MAX_BYTES || n > SLAB_COPY_MAX_BYTES || end !== total) {
+    copied = frame.slice(offset, end);
     copiedStart = 0;
     return;
   }

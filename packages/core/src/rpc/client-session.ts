@@ -8,6 +8,9 @@ import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.j
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
+  BATCH_ENTRY_HEAD_BYTES,
+  BATCH_HEAD_BYTES,
+  checkBatch,
   decodeCredit,
   decodeStatus,
   encodeCallId,
@@ -134,6 +137,11 @@ export class ClientSession {
 
   /** Fails every call with UNAVAILABLE and closes the channel. */
   async close(): Promise<void> {
+    try {
+      this.writer.flush();
+    } catch {
+      // closed already
+    }
     await this.channel.close();
   }
 
@@ -222,7 +230,7 @@ export class ClientSession {
         return;
       }
       const bytes = encodeChecked(call.bound.input, request, this.maxMessageBytes, "request");
-      this.channel.send(
+      this.writer.send(
         FrameType.Request,
         encodeRequest(call.id, FLAG_END_STREAM, timeoutMs, call.bound.pathBytes, metadata, bytes),
       );
@@ -246,7 +254,7 @@ export class ClientSession {
       undefined,
     );
     try {
-      this.channel.send(FrameType.Request, payload);
+      this.writer.send(FrameType.Request, payload);
     } catch (err) {
       this.settle(call, NearwireError.from(err, Code.Unavailable));
       return;
@@ -260,7 +268,7 @@ export class ClientSession {
         if (call.done) return;
         if (!failed) {
           try {
-            this.channel.send(FrameType.End, encodeCallId(call.id));
+            this.writer.send(FrameType.End, encodeCallId(call.id));
             return;
           } catch (e) {
             err = e;
@@ -284,7 +292,7 @@ export class ClientSession {
   private cancel(call: ClientCall, code: Code, message: string, error?: NearwireError): void {
     if (call.done) return;
     this.settle(call, error ?? new NearwireError(code, message));
-    if (!this.channel.closed) this.channel.send(FrameType.Cancel, encodeCancel(call.id, code));
+    if (!this.channel.closed) this.writer.send(FrameType.Cancel, encodeCancel(call.id, code));
   }
 
   private onFrame(type: number, payload: Uint8Array): void {
@@ -296,10 +304,15 @@ export class ClientSession {
         case FrameType.Message: {
           const id = readCallId(payload, "MESSAGE");
           const call = this.calls.get(id);
-          if (call !== undefined) this.onMessage(call, payload, 4);
+          if (call !== undefined)
+            this.onMessage(call, payload, 4, payload.byteLength, this.channel.transientPayloads);
           else this.checkStarted(id, "MESSAGE");
           return;
         }
+        case FrameType.Batch:
+          if (this.channel.acceptsBatches !== true) throw unknownType(type);
+          this.onBatch(payload);
+          return;
         case FrameType.Credit: {
           const { callId, credit } = decodeCredit(payload);
           const call = this.calls.get(callId);
@@ -308,11 +321,7 @@ export class ClientSession {
           return;
         }
         default:
-          throw new NearwireError(
-            Code.Internal,
-            `unexpected frame type 0x${type.toString(16)} on a client connection`,
-            { reason: "unknown-frame-type" },
-          );
+          throw unknownType(type);
       }
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
@@ -350,7 +359,7 @@ export class ClientSession {
         this.checkStarted(id, "STATUS");
         return;
       }
-      this.onMessage(call, p, STATUS_HEAD_BYTES);
+      this.onMessage(call, p, STATUS_HEAD_BYTES, p.byteLength, this.channel.transientPayloads);
       this.settleOk(call);
       return;
     }
@@ -364,7 +373,8 @@ export class ClientSession {
       this.settle(call, statusError(st.code, st.detail, st.trailers, call.bound.codec), true);
       return;
     }
-    if (st.message !== undefined) this.onMessage(call, st.message, 0);
+    const m = st.message;
+    if (m !== undefined) this.onMessage(call, m, 0, m.byteLength, this.channel.transientPayloads);
     this.settleOk(call);
   }
 
@@ -384,8 +394,48 @@ export class ClientSession {
     );
   }
 
-  /** A response message: `frame` from `offset` to its end. */
-  private onMessage(call: ClientCall, frame: Uint8Array, offset: number): void {
+  /**
+   * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
+   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame is copied once, when the codec keeps
+   * views of it, instead of once per message.
+   */
+  private onBatch(p: Uint8Array): void {
+    const count = checkBatch(p);
+    const id = readU32(p, 0);
+    const call = this.calls.get(id);
+    if (call === undefined) {
+      this.checkStarted(id, "BATCH");
+      return;
+    }
+    // A BATCH past the credit allowance is refused whole: none of its messages is delivered.
+    if (call.inCredit !== undefined && !call.done && !call.inCredit.allows(count)) {
+      throw new NearwireError(Code.Internal, `call ${id}: server sent past its credit`, {
+        reason: "protocol-violation",
+      });
+    }
+    let frame = p;
+    let transient = this.channel.transientPayloads;
+    if (transient && call.bound.output.decodesInPlace) {
+      frame = p.slice();
+      transient = false;
+    }
+    const end = frame.byteLength;
+    for (let at = BATCH_HEAD_BYTES; at < end; ) {
+      const n = readU32(frame, at);
+      at += BATCH_ENTRY_HEAD_BYTES;
+      this.onMessage(call, frame, at, at + n, transient);
+      at += n;
+    }
+  }
+
+  /** A response message: `frame[offset … end)`, only valid during the callback if `transient`. */
+  private onMessage(
+    call: ClientCall,
+    frame: Uint8Array,
+    offset: number,
+    end: number,
+    transient: boolean,
+  ): void {
     if (call.done) return;
     let value: unknown;
     try {
@@ -393,7 +443,8 @@ export class ClientSession {
         call.bound.output,
         frame,
         offset,
-        this.channel.transientPayloads,
+        end,
+        transient,
         this.maxMessageBytes,
         "response",
       );
@@ -411,7 +462,7 @@ export class ClientSession {
     }
     const inbound = call.inbound;
     if (inbound !== undefined) {
-      if (!(call.inCredit as InboundCredit).onReceived(frame.byteLength - offset)) {
+      if (!(call.inCredit as InboundCredit).onReceived(end - offset)) {
         throw new NearwireError(Code.Internal, `call ${call.id}: server sent past its credit`, {
           reason: "protocol-violation",
         });
@@ -481,6 +532,15 @@ function statusError(
   const opts: NearwireErrorOptions = { metadata };
   if (reason !== "") opts.reason = reason as ErrorReason;
   return withServerCodec(new NearwireError(code, detail, opts), codec);
+}
+
+/** A frame type a client never accepts (PROTOCOL.md §5.7). */
+function unknownType(type: number): NearwireError {
+  return new NearwireError(
+    Code.Internal,
+    `unexpected frame type 0x${type.toString(16)} on a client connection`,
+    { reason: "unknown-frame-type" },
+  );
 }
 
 /** The largest call id (u32); a connection that has used it starts no more calls. */

@@ -6,6 +6,7 @@ import { FrameType } from "../frame-type.js";
 import { NearwireError } from "../nearwire-error.js";
 import { encodeChecked } from "./bound-method.js";
 import {
+  BATCH_HEAD_BYTES,
   CREDIT_BYTES,
   FLAG_HAS_MESSAGE,
   MESSAGE_HEAD_BYTES,
@@ -13,6 +14,15 @@ import {
   REQUEST_HEAD_BYTES,
   STATUS_HEAD_BYTES,
 } from "./envelope.js";
+import { MessageBatch } from "./message-batch.js";
+
+/**
+ * Largest BATCH payload the engine builds, bytes (a peer's smaller frame limit lowers it). A
+ * batch is sent when the next message would not fit, before any other frame, and at the end of
+ * the tick (`process.nextTick`: when the stream's source pauses), so a message waits for no
+ * turn of the event loop.
+ */
+export const BATCH_BYTES = 4096;
 
 enum Head {
   Request,
@@ -30,6 +40,13 @@ enum Head {
  * When the channel has no `sendWith`, has no contiguous room, or the codec has neither
  * `encodeIntoRange` nor `encodeInto`, the message is encoded to its own bytes ({@link encodeChecked}, which also
  * reports encode failures and the size limit as typed errors) and copied behind the head.
+ *
+ * When the peer takes BATCH frames (`Channel.peerAcceptsBatches`), a stream's messages are
+ * gathered per call into one {@link MessageBatch} of up to {@link BATCH_BYTES} and sent as
+ * one BATCH (one alone as a MESSAGE): a frame's costs (its header, its CRC-32C, a ring
+ * record's atomic stores, the receiver's dispatch) are paid once for many small messages.
+ * Every frame goes out through this writer, which sends the batch first: the peer sees the
+ * frames in the order the engine made them.
  */
 export class EnvelopeWriter {
   private head = Head.Request;
@@ -42,11 +59,77 @@ export class EnvelopeWriter {
   private encoded: Uint8Array | undefined;
   private readonly fill = (dest: Uint8Array, offset: number, limit: number): number =>
     this.fillSlot(dest, offset, limit);
+  /** The stream messages waiting to go out together; undefined when the peer takes no BATCH. */
+  private readonly batch: MessageBatch | undefined;
+  private flushScheduled = false;
+  /** Encoded size of the last stream message: one of more than a quarter batch goes alone. */
+  private lastMessageBytes = 0;
+  /** What the last `channel.send` of a batch returned (channels without `backpressured`). */
+  private room = true;
+  /** The batch payload being sent: `batch.bytes[batchStart … batchEnd)`. */
+  private batchStart = 0;
+  private batchEnd = 0;
+  private readonly fillBatch = (dest: Uint8Array, offset: number, limit: number): number => {
+    const n = this.batchEnd - this.batchStart;
+    if (n > limit) return -1;
+    dest.set((this.batch as MessageBatch).bytes.subarray(this.batchStart, this.batchEnd), offset);
+    return n;
+  };
+  private readonly flushOnTick = (): void => {
+    this.flushScheduled = false;
+    try {
+      this.flush();
+    } catch (err) {
+      if (!this.channel.closed) void this.channel.close(NearwireError.from(err, Code.Internal));
+    }
+  };
 
   constructor(
     private readonly channel: Channel,
     private readonly maxMessageBytes: number,
-  ) {}
+  ) {
+    this.batch =
+      channel.peerAcceptsBatches === true
+        ? new MessageBatch(Math.min(BATCH_BYTES, channel.maxPayloadBytes))
+        : undefined;
+  }
+
+  /** Sends a frame made elsewhere (after the batch, see the class doc); returns `channel.send`'s room. */
+  send(type: number, payload: Uint8Array): boolean {
+    this.flush();
+    return this.channel.send(type, payload);
+  }
+
+  /**
+   * Sends the batch, if it holds messages: as one BATCH frame, or as a MESSAGE when it holds
+   * one. Throws the channel's error (UNAVAILABLE when it is closed; the messages are dropped).
+   */
+  flush(): void {
+    const batch = this.batch;
+    if (batch === undefined || batch.count === 0) return;
+    const bytes = batch.bytes;
+    let type: number = FrameType.Batch;
+    let start = 0;
+    if (batch.count === 1) {
+      // MESSAGE: the call id where the one entry's length is, then the message.
+      putU32(bytes, BATCH_HEAD_BYTES, batch.callId);
+      type = FrameType.Message;
+      start = BATCH_HEAD_BYTES;
+    }
+    const end = batch.length;
+    const channel = this.channel;
+    if (channel.sendWith !== undefined) {
+      this.batchStart = start;
+      this.batchEnd = end;
+      if (channel.sendWith(type, this.fillBatch)) {
+        batch.reset(true);
+        return;
+      }
+    }
+    // `send` may keep a view of the payload: the batch takes a new buffer.
+    batch.reset(false);
+    this.room = channel.send(type, bytes.subarray(start, end));
+  }
 
   /**
    * Sends a REQUEST with its (only) message inline. Throws INTERNAL `encode-failed`,
@@ -64,22 +147,42 @@ export class EnvelopeWriter {
     this.timeoutMs = timeoutMs;
     this.flags = flags | FLAG_HAS_MESSAGE;
     this.pathBytes = pathBytes;
-    return this.send(FrameType.Request, callId, codec, value, "request");
+    this.flush();
+    return this.encodeAndSend(FrameType.Request, callId, codec, value, "request");
   }
 
   /**
-   * Sends a MESSAGE. Returns the channel's backpressure signal (false: above the high-water
-   * mark, also after `sendWith`); throws like {@link request}.
+   * Sends a stream's message: into the batch when the peer takes BATCH frames, else (or when it
+   * does not fit there) as a MESSAGE. Returns the channel's backpressure signal (false: above
+   * the high-water mark, also after `sendWith`); throws like {@link request}.
    */
   message(callId: number, codec: MessageCodec<unknown>, value: unknown, what: string): boolean {
+    const batch = this.batch;
+    if (batch !== undefined && this.lastMessageBytes <= batch.capacity >>> 2) {
+      if (batch.count > 0 && (batch.callId !== callId || batch.room < this.lastMessageBytes))
+        this.flush();
+      const n = batch.add(callId, codec, value, this.maxMessageBytes);
+      if (n >= 0) {
+        this.lastMessageBytes = n;
+        if (batch.room < n) this.flush();
+        else if (!this.flushScheduled) {
+          this.flushScheduled = true;
+          process.nextTick(this.flushOnTick);
+        }
+        const channel = this.channel;
+        return channel.sendWith !== undefined ? channel.backpressured !== true : this.room;
+      }
+    }
+    this.flush();
     this.head = Head.Message;
-    return this.send(FrameType.Message, callId, codec, value, what);
+    return this.encodeAndSend(FrameType.Message, callId, codec, value, what);
   }
 
   /** Sends an OK STATUS carrying the response; returns and throws like {@link message}. */
   okStatus(callId: number, codec: MessageCodec<unknown>, value: unknown): boolean {
     this.head = Head.OkStatus;
-    return this.send(FrameType.Status, callId, codec, value, "response");
+    this.flush();
+    return this.encodeAndSend(FrameType.Status, callId, codec, value, "response");
   }
 
   /** Sends a CREDIT frame granting `credit` more messages on `callId`. */
@@ -87,10 +190,10 @@ export class EnvelopeWriter {
     const out = new Uint8Array(CREDIT_BYTES);
     putU32(out, 0, callId);
     putU32(out, 4, credit);
-    this.channel.send(FrameType.Credit, out);
+    this.send(FrameType.Credit, out);
   }
 
-  private send(
+  private encodeAndSend(
     type: number,
     callId: number,
     codec: MessageCodec<unknown>,
@@ -110,6 +213,7 @@ export class EnvelopeWriter {
         if (channel.closed) throw channelClosed(channel.peer);
       }
       const encoded = encodeChecked(codec, value, this.maxMessageBytes, what);
+      if (this.head === Head.Message) this.lastMessageBytes = encoded.byteLength;
       if (channel.sendWith !== undefined) {
         this.encoded = encoded;
         if (channel.sendWith(type, this.fill)) return channel.backpressured !== true;
@@ -192,6 +296,7 @@ export class EnvelopeWriter {
         return -1; // re-encoded on the copying path, which reports the error
       }
       if (n < 0 || n > this.maxMessageBytes || headBytes + n > limit) return -1;
+      if (this.head === Head.Message) this.lastMessageBytes = n;
     }
     this.writeHead(dest, offset);
     return headBytes + n;

@@ -1,5 +1,5 @@
 /**
- * RPC envelope: the payloads of frame types 0x10–0x15 (PROTOCOL.md §5). All integers are
+ * RPC envelope: the payloads of frame types 0x10–0x16 (PROTOCOL.md §5). All integers are
  * big-endian, strings UTF-8.
  *
  * ```
@@ -11,6 +11,7 @@
  *                [trailers if flags&HAS_METADATA] [message = rest if flags&HAS_MESSAGE]
  * CANCEL   0x14  callId u32 | code u8
  * CREDIT   0x15  callId u32 | credit u32
+ * BATCH    0x16  callId u32 | (length u32 | message)+   (only to a peer that announced it)
  *
  * metadata = count u16 | count × (keyLen u16 | key | valueLen u32 | value)
  * flags: 0x01 END_STREAM (REQUEST only: no MESSAGE follows), 0x02 HAS_MESSAGE, 0x04 HAS_METADATA
@@ -51,6 +52,31 @@ export const END_BYTES = 4;
 export const CANCEL_BYTES = 5;
 /** Bytes of a CREDIT payload: callId, credit. */
 export const CREDIT_BYTES = 8;
+/** Bytes of a BATCH before its first entry: callId. */
+export const BATCH_HEAD_BYTES = 4;
+/** Bytes of a BATCH entry before its message: the message's length. */
+export const BATCH_ENTRY_HEAD_BYTES = 4;
+
+/**
+ * Checks a BATCH payload's layout (PROTOCOL.md §5.2): a call id, then at least one entry
+ * (u32 length, message), the entries filling the payload exactly. Returns the number of
+ * messages; throws INTERNAL `protocol-violation` otherwise, before any message is delivered.
+ */
+export function checkBatch(p: Uint8Array): number {
+  const end = p.byteLength;
+  let at = BATCH_HEAD_BYTES;
+  if (end < at + BATCH_ENTRY_HEAD_BYTES) throw malformed("BATCH");
+  let count = 0;
+  while (at < end) {
+    if (end - at < BATCH_ENTRY_HEAD_BYTES) throw malformed("BATCH");
+    const n = readU32(p, at);
+    at += BATCH_ENTRY_HEAD_BYTES;
+    if (n > end - at) throw malformed("BATCH");
+    at += n;
+    count++;
+  }
+  return count;
+}
 
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true });

@@ -81,6 +81,11 @@ export class InboundCredit {
     return --this.outstanding >= -INITIAL_CREDIT;
   }
 
+  /** False when `count` more messages would put the peer more than 32 past its credit. */
+  allows(count: number): boolean {
+    return this.outstanding - count >= -INITIAL_CREDIT;
+  }
+
   /** The application took one message: the CREDIT to send now, or 0. */
   onConsumed(): number {
     if (++this.consumed < this.window / GRANT_PARTS) return 0;

@@ -30,6 +30,15 @@ export interface RpcOptions {
    * client connection does not reconnect, so closing quiet ones is the application's choice).
    */
   idleTimeoutMs?: number;
+  /**
+   * Offer the peer BATCH frames (PROTOCOL.md §4.1, §5.2): this side announces in its preface
+   * that it takes them, and when the peer announces it too, a stream's small messages travel
+   * several to a frame (up to 4 KiB), each frame sent at once when full and at the end of the
+   * tick otherwise. Default true. With false (or a peer that does not announce them) every
+   * message is one MESSAGE frame. A per-connection choice: what the application sees is the
+   * same either way.
+   */
+  batches?: boolean;
 }
 
 /**

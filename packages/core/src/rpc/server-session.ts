@@ -9,7 +9,10 @@ import { decodeChecked, encodeChecked } from "./bound-method.js";
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
+  BATCH_ENTRY_HEAD_BYTES,
+  BATCH_HEAD_BYTES,
   CODEC_TRAILER,
+  checkBatch,
   decodeCancel,
   decodeCredit,
   END_BYTES,
@@ -109,6 +112,7 @@ export class ServerSession {
     const shared = new NearwireError(code, message, { reason: "server-closing" });
     for (const call of this.calls.snapshot())
       this.finish(call, code, message, SERVER_CLOSING, shared);
+    this.flushBeforeClose();
     await this.channel.close();
   }
 
@@ -120,7 +124,17 @@ export class ServerSession {
           this.onRequest(payload);
           return;
         case FrameType.Message:
-          this.onMessage(readCallId(payload, "MESSAGE"), payload, 4);
+          this.onMessage(
+            readCallId(payload, "MESSAGE"),
+            payload,
+            4,
+            payload.byteLength,
+            this.channel.transientPayloads,
+          );
+          return;
+        case FrameType.Batch:
+          if (this.channel.acceptsBatches !== true) throw unknownType(type);
+          this.onBatch(payload);
           return;
         case FrameType.End:
           if (payload.byteLength !== END_BYTES) throw protocolError("malformed END frame");
@@ -143,10 +157,7 @@ export class ServerSession {
           return;
         }
         default:
-          throw protocolError(
-            `unexpected frame type 0x${type.toString(16)} on a server connection`,
-            "unknown-frame-type",
-          );
+          throw unknownType(type);
       }
     } catch (err) {
       void this.channel.close(NearwireError.from(err, Code.Internal));
@@ -195,7 +206,13 @@ export class ServerSession {
     const kind = bound.kind;
     if (kind === "unary" || kind === "server_streaming") {
       if (hasMessage && ended) {
-        const input = this.decodeRequestMessage(call, p, o);
+        const input = this.decodeRequestMessage(
+          call,
+          p,
+          o,
+          p.byteLength,
+          this.channel.transientPayloads,
+        );
         if (input === NOTHING) return;
         if (kind === "unary") this.runUnary(call, input);
         else {
@@ -206,7 +223,7 @@ export class ServerSession {
       }
       this.register(call, timeoutMs);
       call.single = { count: 0 };
-      if (hasMessage) this.onMessage(id, p, o);
+      if (hasMessage) this.onMessage(id, p, o, p.byteLength, this.channel.transientPayloads);
       if (ended) this.onEnd(id);
       return;
     }
@@ -218,7 +235,7 @@ export class ServerSession {
       () => undefined,
     );
     call.inbound = inbound;
-    if (hasMessage) this.onMessage(id, p, o);
+    if (hasMessage) this.onMessage(id, p, o, p.byteLength, this.channel.transientPayloads);
     if (ended) {
       call.halfClosed = true;
       inbound.end();
@@ -239,8 +256,45 @@ export class ServerSession {
     }
   }
 
-  /** A request message: `frame` from `offset` to its end. */
-  private onMessage(id: number, frame: Uint8Array, offset: number): void {
+  /**
+   * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
+   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame is copied once, when the codec keeps
+   * views of it, instead of once per message.
+   */
+  private onBatch(p: Uint8Array): void {
+    const count = checkBatch(p);
+    const id = readU32(p, 0);
+    const call = this.calls.get(id);
+    if (call === undefined) {
+      this.checkStarted(id, "BATCH");
+      return;
+    }
+    // A BATCH past the credit allowance is refused whole: none of its messages is delivered.
+    if (call.inCredit !== undefined && !call.halfClosed && !call.inCredit.allows(count))
+      throw protocolError(`call ${id}: peer sent past its credit`);
+    let frame = p;
+    let transient = this.channel.transientPayloads;
+    if (transient && call.bound.input.decodesInPlace) {
+      frame = p.slice();
+      transient = false;
+    }
+    const end = frame.byteLength;
+    for (let at = BATCH_HEAD_BYTES; at < end; ) {
+      const n = readU32(frame, at);
+      at += BATCH_ENTRY_HEAD_BYTES;
+      this.onMessage(id, frame, at, at + n, transient);
+      at += n;
+    }
+  }
+
+  /** A request message: `frame[offset … end)`, only valid during the callback if `transient`. */
+  private onMessage(
+    id: number,
+    frame: Uint8Array,
+    offset: number,
+    end: number,
+    transient: boolean,
+  ): void {
     const call = this.calls.get(id);
     if (call === undefined) {
       this.checkStarted(id, "MESSAGE");
@@ -257,7 +311,7 @@ export class ServerSession {
         );
         return;
       }
-      const input = this.decodeRequestMessage(call, frame, offset);
+      const input = this.decodeRequestMessage(call, frame, offset, end, transient);
       if (input !== NOTHING) call.single.value = input;
       return;
     }
@@ -265,10 +319,10 @@ export class ServerSession {
     // No stream and no single request pending: the client's END came already (§5.10).
     if (inbound === undefined || call.halfClosed)
       throw protocolError(`MESSAGE on call ${id} after its END`);
-    if (!(call.inCredit as InboundCredit).onReceived(frame.byteLength - offset)) {
+    if (!(call.inCredit as InboundCredit).onReceived(end - offset)) {
       throw protocolError(`call ${id}: peer sent past its credit`);
     }
-    const input = this.decodeRequestMessage(call, frame, offset);
+    const input = this.decodeRequestMessage(call, frame, offset, end, transient);
     if (input !== NOTHING) inbound.push(input);
   }
 
@@ -311,13 +365,20 @@ export class ServerSession {
     }
   }
 
-  private decodeRequestMessage(call: ServerCall, frame: Uint8Array, offset: number): unknown {
+  private decodeRequestMessage(
+    call: ServerCall,
+    frame: Uint8Array,
+    offset: number,
+    end: number,
+    transient: boolean,
+  ): unknown {
     try {
       return decodeChecked(
         call.bound.input,
         frame,
         offset,
-        this.channel.transientPayloads,
+        end,
+        transient,
         this.host.maxMessageBytes,
         "request",
       );
@@ -396,7 +457,7 @@ export class ServerSession {
           "response",
         );
         const s = encodeStatus(call.id, Code.OK, "", trailers, bytes);
-        if (!this.channel.send(FrameType.Status, s)) this.pushBack();
+        if (!this.writer.send(FrameType.Status, s)) this.pushBack();
       }
     } catch (err) {
       this.fail(call, err);
@@ -448,14 +509,23 @@ export class ServerSession {
     if (this.channel.closed) return;
     try {
       const s = encodeStatus(id, code, message, trailers, undefined);
-      if (!this.channel.send(FrameType.Status, s)) this.pushBack();
+      if (!this.writer.send(FrameType.Status, s)) this.pushBack();
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
       if (this.channel.closed) return;
-      this.channel.send(
+      this.writer.send(
         FrameType.Status,
         encodeStatus(id, e.code, `response not sent: ${e.message}`, undefined, undefined),
       );
+    }
+  }
+
+  /** A clean close sends what the writer still holds first (the channel then flushes it). */
+  private flushBeforeClose(): void {
+    try {
+      this.writer.flush();
+    } catch {
+      // closed already: the calls fail with the channel's own error
     }
   }
 
@@ -499,6 +569,14 @@ const NOTHING: unique symbol = Symbol("nothing");
 
 /** Trailers of a STATUS sent because the server is closing. */
 const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
+
+/** A frame type a server never accepts (PROTOCOL.md §5.7). */
+function unknownType(type: number): NearwireError {
+  return protocolError(
+    `unexpected frame type 0x${type.toString(16)} on a server connection`,
+    "unknown-frame-type",
+  );
+}
 
 function protocolError(message: string, reason: ErrorReason = "protocol-violation"): NearwireError {
   return new NearwireError(Code.Internal, message, { reason });

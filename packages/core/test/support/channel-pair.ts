@@ -11,9 +11,11 @@ import {
  * microtask later), for unit tests of the RPC engine. Transports are tested across processes
  * by the conformance suite; this only isolates the engine.
  */
-export function channelPair(options: { sendWith?: boolean } = {}): [Channel, Channel] {
-  const a = new PairEnd("a");
-  const b = new PairEnd("b");
+export function channelPair(
+  options: { sendWith?: boolean; batches?: boolean; maxPayloadBytes?: number } = {},
+): [Channel, Channel] {
+  const a = new PairEnd("a", options);
+  const b = new PairEnd("b", options);
   if (options.sendWith) {
     a.sendWith = a.sendWithImpl;
     b.sendWith = b.sendWithImpl;
@@ -48,7 +50,10 @@ export function pairProvider(
 }
 
 class PairEnd implements Channel {
-  readonly maxPayloadBytes = 8 * 1024 * 1024;
+  readonly maxPayloadBytes: number;
+  /** Both ends as if both had announced BATCH in their preface (`batches`). */
+  readonly acceptsBatches: boolean;
+  readonly peerAcceptsBatches: boolean;
   readonly transientPayloads = false;
   closed = false;
   other!: PairEnd;
@@ -78,7 +83,14 @@ class PairEnd implements Channel {
     return this.send(type, this.slot.slice(1, 1 + n));
   };
 
-  constructor(readonly peer: string) {}
+  constructor(
+    readonly peer: string,
+    options: { batches?: boolean; maxPayloadBytes?: number },
+  ) {
+    this.maxPayloadBytes = options.maxPayloadBytes ?? 8 * 1024 * 1024;
+    this.acceptsBatches = options.batches === true;
+    this.peerAcceptsBatches = this.acceptsBatches;
+  }
 
   start(handler: ChannelHandler): void {
     this.handler = handler;
