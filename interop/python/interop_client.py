@@ -213,6 +213,33 @@ def test_calls(path, impl):
         c.close()
 
 
+def test_batch(path, impl):
+    """§4.1 features and §5.2 BATCH, as a client that does not and one that does take BATCH."""
+    plain = nw.RpcClient(path)
+    try:
+        check("a HELLO without features is answered without them (§4.1)",
+              plain.fs.server_features is None, repr(plain.fs.server_features))
+        got = [jdec(m)["i"] for m in plain.server_stream(T + "Count", jenc({"n": 300})).responses()]
+        check("server-streaming Count 300 to a client without BATCH: MESSAGE frames only",
+              got == list(range(300)) and plain.batches == 0, f"{len(got)} messages")
+    finally:
+        plain.close()
+    c = nw.RpcClient(path, batch=True)
+    try:
+        feats = c.fs.server_features
+        check("a HELLO announcing BATCH is answered with BATCH (bit 0)",
+              feats is not None and feats & nw.FEATURE_BATCH, repr(feats))
+        got = [jdec(m)["i"] for m in c.server_stream(T + "Count", jenc({"n": 3000})).responses()]
+        check("server-streaming Count 3000 to a client that takes BATCH: every message, in order",
+              got == list(range(3000)), f"{len(got)} messages")
+        if impl == "node":  # this peer's own server takes BATCH but never sends it
+            check("... several messages to a BATCH frame", c.batches > 0 and c.batches < 3000,
+                  f"{c.batches} BATCH frames")
+        check("unary Say after the stream", jdec(c.unary(SAY, ADA)) == {"text": "hello, Ada"})
+    finally:
+        c.close()
+
+
 def test_errors(path, impl):
     c = nw.RpcClient(path)
     try:
@@ -741,6 +768,7 @@ def main():
     a = ap.parse_args()
     suites = [("calls", lambda: test_calls(a.main, a.impl)),
               ("errors", lambda: test_errors(a.main, a.impl)),
+              ("batch", lambda: test_batch(a.main, a.impl)),
               ("deadline-cancel", lambda: test_deadline_cancel(a.main, a.impl)),
               ("credit", lambda: test_credit_raw(a.main, a.impl)),
               ("metadata", lambda: test_metadata_raw(a.main, a.impl)),

@@ -45,6 +45,9 @@ def crc32c(data, crc: int = 0) -> int:
 
 HELLO, GOAWAY = 0x01, 0x02
 REQUEST, MESSAGE, END, STATUS, CANCEL, CREDIT = 0x10, 0x11, 0x12, 0x13, 0x14, 0x15
+BATCH = 0x16            # §5.2: only to a peer whose HELLO announced it (§4.1 features, bit 0)
+FEATURES_TAG = b"FEAT"  # §4.1: HELLO bytes 16-19, then the u32 features
+FEATURE_BATCH = 0x1
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
 ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION = 6, 7, 8, 9
@@ -144,6 +147,19 @@ class FrameDecoder:
 def encode_hello(max_frame_bytes: int = DEFAULT_MAX_FRAME, version: int = VERSION,
                  flags: int = 0, extra: bytes = b"", magic: bytes = MAGIC) -> bytes:
     return magic + struct.pack(">HHI", version, flags, max_frame_bytes) + extra
+
+
+def encode_features(features: int) -> bytes:
+    """HELLO's optional features field (§4.1), to pass as encode_hello(extra=...)."""
+    return FEATURES_TAG + struct.pack(">I", features)
+
+
+def hello_features(payload: bytes):
+    """-> the features a HELLO announces, or None: the field is read only when the payload has
+    at least 24 bytes and bytes 16-19 are FEAT (§4.1)."""
+    if len(payload) >= 24 and payload[16:20] == FEATURES_TAG:
+        return struct.unpack_from(">I", payload, 20)[0]
+    return None
 
 
 def decode_hello(payload: bytes):
@@ -263,6 +279,28 @@ def decode_message(p: bytes):
     if len(p) < 4:
         raise Violation(f"MESSAGE of {len(p)} B")
     return struct.unpack_from(">I", p)[0], p[4:]
+
+
+def encode_batch(call_id: int, messages) -> bytes:
+    return struct.pack(">I", call_id) + b"".join(struct.pack(">I", len(m)) + m for m in messages)
+
+
+def decode_batch(p: bytes):
+    """-> (call id, [messages]); a Violation unless at least one entry fills the payload
+    exactly (§5.2, §5.7)."""
+    if len(p) < 8:
+        raise Violation(f"BATCH of {len(p)} B")
+    cid, at, out = struct.unpack_from(">I", p)[0], 4, []
+    while at < len(p):
+        if len(p) - at < 4:
+            raise Violation(f"BATCH: {len(p) - at} B left, too few for a length")
+        n = struct.unpack_from(">I", p, at)[0]
+        at += 4
+        if n > len(p) - at:
+            raise Violation(f"BATCH: entry of {n} B past the end")
+        out.append(p[at:at + n])
+        at += n
+    return cid, out
 
 
 def encode_end(call_id: int) -> bytes:
@@ -474,9 +512,13 @@ def _looks_foreign(first: bytes):
 
 
 def client_preface(path: str, max_frame_bytes: int = DEFAULT_MAX_FRAME,
-                   timeout: float = 5.0, pipelined: bytes = b"", hello: bytes | None = None):
+                   timeout: float = 5.0, pipelined: bytes = b"", hello: bytes | None = None,
+                   batch: bool = False):
     """Connects, sends HELLO (+ pipelined bytes), waits for the server's HELLO (§4.2 step 4).
-    -> FramedSocket with peer_max set. Raises NearwireError (GOAWAY's code, or 3/9/14)."""
+    batch: the HELLO announces BATCH (§4.1 features). -> FramedSocket with peer_max,
+    server_features and takes_batch set. Raises NearwireError (GOAWAY's code, or 3/9/14)."""
+    if hello is None and batch:
+        hello = encode_hello(max_frame_bytes, extra=encode_features(FEATURE_BATCH))
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.connect(path)
@@ -532,6 +574,9 @@ def client_preface(path: str, max_frame_bytes: int = DEFAULT_MAX_FRAME,
         raise NearwireError(FAILED_PRECONDITION, f"server version {version}", "version-mismatch")
     fs.peer_max = mfb
     fs.server_hello = encode_frame(HELLO, payload)
+    fs.server_features = hello_features(payload)
+    sent = hello if hello is not None else encode_hello(max_frame_bytes)
+    fs.takes_batch = bool((hello_features(sent) or 0) & FEATURE_BATCH)
     return fs
 
 
@@ -618,6 +663,7 @@ class RpcClient:
         self.lock = threading.Lock()
         self.error: NearwireError | None = None
         self.goaway_sent = None
+        self.batches = 0          # BATCH frames received (taken only if our HELLO announced them)
         self.closed_event = threading.Event()
         self.reader = threading.Thread(target=self._read_loop, daemon=True)
         self.reader.start()
@@ -742,6 +788,18 @@ class RpcClient:
                     raise Violation(f"call {cid}: more than 32 messages past credit")
                 call.q.put(("msg", msg))
             return None
+        if t == BATCH and self.fs.takes_batch:
+            cid, msgs = decode_batch(p)
+            st = self._state(cid)
+            if st == "unused":
+                raise Violation(f"BATCH for unused id {cid}")
+            self.batches += 1
+            call = self.calls.get(cid) if st == "active" else None
+            for msg in msgs if call is not None else []:
+                if not call.window.on_received(len(msg)):
+                    raise Violation(f"call {cid}: more than 32 messages past credit")
+                call.q.put(("msg", msg))
+            return None
         if t == STATUS:
             st_ = decode_status(p)
             st = self._state(st_["call_id"])
@@ -844,6 +902,7 @@ class ServerConn:
         self.lock = threading.Lock()
         self.going_away = False
         self.events = server.events
+        self.takes_batch = False  # this side's HELLO announced BATCH (§4.1)
 
     def log(self, *ev):
         self.events.append(ev)
@@ -932,7 +991,12 @@ class ServerConn:
             return False
         fs.peer_max = mfb
         fs.dec.limit = self.server.max_frame_bytes
-        fs.send(HELLO, encode_hello(self.server.max_frame_bytes))
+        if hello_features(p) is None:  # §4.1: the features field only answers a client's
+            fs.send(HELLO, encode_hello(self.server.max_frame_bytes))
+        else:
+            self.takes_batch = self.server.batch
+            bits = FEATURE_BATCH if self.takes_batch else 0
+            fs.send(HELLO, encode_hello(self.server.max_frame_bytes, extra=encode_features(bits)))
         return True
 
     def run(self):
@@ -999,6 +1063,19 @@ class ServerConn:
                 raise Violation(f"MESSAGE after END on call {cid}")
             if st == "active":
                 self.deliver(self.calls[cid], msg)
+            return None
+        if t == BATCH and self.takes_batch:  # §5.2: each message as a MESSAGE of the call
+            cid, msgs = decode_batch(p)
+            st = self._state(cid)
+            if st == "unused":
+                raise Violation(f"BATCH for unused id {cid}")
+            if st == "half-closed":
+                raise Violation(f"BATCH after END on call {cid}")
+            for msg in msgs:
+                call = self.calls.get(cid)
+                if call is None:  # the call ended on an earlier message of this BATCH
+                    break
+                self.deliver(call, msg)
             return None
         if t == END:
             cid = decode_end(p)
@@ -1126,8 +1203,10 @@ class ServerConn:
 
 class RpcServer:
     def __init__(self, path: str, max_frame_bytes: int = DEFAULT_MAX_FRAME,
-                 max_concurrent_calls: int = 4096, handshake_timeout: float = 5.0):
+                 max_concurrent_calls: int = 4096, handshake_timeout: float = 5.0,
+                 batch: bool = True):
         self.path = path
+        self.batch = batch  # §4.1: announce BATCH to a client whose HELLO has the features field
         self.max_frame_bytes = max_frame_bytes
         self.max_concurrent_calls = max_concurrent_calls
         self.handshake_timeout = handshake_timeout

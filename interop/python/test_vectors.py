@@ -210,6 +210,23 @@ def offline(name: str, v: dict, r: Results):
         ok = ok and nw.decode_hello(cf[0][1])[2] == 4259840 and nw.decode_request(cf[1][1])["method"] == v["method"]
         r.check(f"{name}: offline decode of both streams", ok)
         return False  # also live
+    if name == "batch-hello":
+        f = nw.encode_frame(nw.HELLO, nw.encode_hello(v["max-frame-bytes"], v["version"], v["flags"],
+                                                      extra=nw.encode_features(v["features"])))
+        r.check(f"{name}: encode", f == v["frame"], f.hex())
+        (t, p), = split_frames(v["frame"])
+        r.check(f"{name}: decode", t == nw.HELLO and nw.decode_hello(p) ==
+                (v["version"], v["flags"], v["max-frame-bytes"])
+                and nw.hello_features(p) == v["features"], repr(p))
+        return True
+    if name == "batch-frame":
+        cid, msgs = nw.decode_batch(v["payload"])
+        again = nw.encode_batch(cid, msgs)
+        r.check(f"{name}: decode and re-encode", cid == v["call-id"] and len(msgs) >= 2
+                and again == v["payload"], repr(msgs))
+        r.check(f"{name}: frame", nw.encode_frame(v["type"], again) == v["frame"]
+                and v["type"] == nw.BATCH)
+        return True
     if name == "shm-nonce":
         b = struct.pack("<Q", int(v["nonce"], 16))
         r.check(f"{name}: u64 LE", b == v["bytes"], b.hex())
@@ -295,8 +312,8 @@ def summarize(frames):
     return statuses, goaway
 
 
-def run_rule(path: str, client_frames: bytes, paced: bool):
-    fs = raw_connect(path)
+def run_rule(path: str, client_frames: bytes, paced: bool, hello: bytes | None = None):
+    fs = nw.client_preface(path, nw.DEFAULT_MAX_FRAME, hello=hello)
     frames = []
     eof = False
     try:
@@ -341,11 +358,16 @@ def live(name: str, v: dict, path: str, label: str, r: Results):
         r.check(f"[{label}] {name}: reply byte for byte", got == v["server-stream"],
                 f"got {got.hex()}")
         return
-    if name.startswith("rule-"):
+    if name.startswith("rule-") or name.startswith("batch-rule-"):
         want_st = v["statuses"].split()
         want_ga = v["goaway"]
+        hello, frames = None, v.get("client-frames")
+        if name.startswith("batch-rule-"):  # the whole stream, its own HELLO first
+            (t, p), *_ = split_frames(v["client-stream"])
+            hello = p
+            frames = v["client-stream"][len(nw.encode_frame(t, p)):]
         for paced in (True, False):
-            st, ga, eof = run_rule(path, v["client-frames"], paced)
+            st, ga, eof = run_rule(path, frames, paced, hello)
             ok = st == want_st and ((want_ga is None and ga is None and not eof)
                                     or (want_ga is not None and ga is not None and ga[0] == want_ga and eof))
             mode = "paced" if paced else "burst"

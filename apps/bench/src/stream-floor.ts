@@ -14,11 +14,13 @@
  * - `both`: generator and `for await` together — the floor of a server-streaming RPC;
  * - `batched`: `both`, with the generator's messages packed into frames of up to
  *   {@link BATCH_BYTES} (a u32 LE length before each), sent when full or when the generator
- *   pauses, and split again by the client: what carrying several messages per frame would buy;
- * - `rpc`: the bench's RPC row (`raw` codec, the engine between the two).
+ *   pauses, and split again by the client: the floor of a stream sent in BATCH frames
+ *   (PROTOCOL.md §5.2), as nearwire's engine sends it to a peer that takes them;
+ * - `rpc`: the bench's RPC row (`raw` codec, the engine between the two, BATCH frames on).
  *
  * `both ÷ channel` is the best ratio an engine sending a frame per message could reach in a
- * `stream:` target row, and `rpc ÷ both` how much of that floor the engine keeps.
+ * `stream:` target row, `batched ÷ channel` the best with several messages per frame, and
+ * `rpc ÷ batched` how much of that floor the engine keeps.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
