@@ -8,11 +8,10 @@ import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.j
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
-  BATCH_ENTRY_HEAD_BYTES,
-  BATCH_HEAD_BYTES,
   checkBatch,
   decodeCredit,
   decodeStatus,
+  eachBatchMessage,
   encodeCallId,
   encodeCancel,
   encodeRequest,
@@ -413,19 +412,12 @@ export class ClientSession {
         reason: "protocol-violation",
       });
     }
-    let frame = p;
-    let transient = this.channel.transientPayloads;
-    if (transient && call.bound.output.decodesInPlace) {
-      frame = p.slice();
-      transient = false;
-    }
-    const end = frame.byteLength;
-    for (let at = BATCH_HEAD_BYTES; at < end; ) {
-      const n = readU32(frame, at);
-      at += BATCH_ENTRY_HEAD_BYTES;
-      this.onMessage(call, frame, at, at + n, transient);
-      at += n;
-    }
+    eachBatchMessage(
+      p,
+      this.channel.transientPayloads,
+      call.bound.output.decodesInPlace,
+      (frame, start, end, transient) => this.onMessage(call, frame, start, end, transient),
+    );
   }
 
   /** A response message: `frame[offset … end)`, only valid during the callback if `transient`. */

@@ -78,6 +78,33 @@ export function checkBatch(p: Uint8Array): number {
   return count;
 }
 
+/**
+ * Calls `each(frame, start, end, transient)` for every message of a BATCH payload that
+ * {@link checkBatch} accepted, in order. A payload only valid during the frame callback
+ * (`transient`: a ring record) whose messages the codec keeps views of (`keepsViews`) is copied
+ * once first, instead of once per message; `each` then gets the copy, not transient.
+ */
+export function eachBatchMessage(
+  p: Uint8Array,
+  transient: boolean,
+  keepsViews: boolean,
+  each: (frame: Uint8Array, start: number, end: number, transient: boolean) => void,
+): void {
+  let frame = p;
+  let isTransient = transient;
+  if (transient && keepsViews) {
+    frame = p.slice();
+    isTransient = false;
+  }
+  const end = frame.byteLength;
+  for (let at = BATCH_HEAD_BYTES; at < end; ) {
+    const n = readU32(frame, at);
+    at += BATCH_ENTRY_HEAD_BYTES;
+    each(frame, at, at + n, isTransient);
+    at += n;
+  }
+}
+
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
 

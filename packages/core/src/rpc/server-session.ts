@@ -9,13 +9,12 @@ import { decodeChecked, encodeChecked } from "./bound-method.js";
 import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
-  BATCH_ENTRY_HEAD_BYTES,
-  BATCH_HEAD_BYTES,
   CODEC_TRAILER,
   checkBatch,
   decodeCancel,
   decodeCredit,
   END_BYTES,
+  eachBatchMessage,
   encodeStatus,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
@@ -272,19 +271,12 @@ export class ServerSession {
     // A BATCH past the credit allowance is refused whole: none of its messages is delivered.
     if (call.inCredit !== undefined && !call.halfClosed && !call.inCredit.allows(count))
       throw protocolError(`call ${id}: peer sent past its credit`);
-    let frame = p;
-    let transient = this.channel.transientPayloads;
-    if (transient && call.bound.input.decodesInPlace) {
-      frame = p.slice();
-      transient = false;
-    }
-    const end = frame.byteLength;
-    for (let at = BATCH_HEAD_BYTES; at < end; ) {
-      const n = readU32(frame, at);
-      at += BATCH_ENTRY_HEAD_BYTES;
-      this.onMessage(id, frame, at, at + n, transient);
-      at += n;
-    }
+    eachBatchMessage(
+      p,
+      this.channel.transientPayloads,
+      call.bound.input.decodesInPlace,
+      (frame, start, end, transient) => this.onMessage(id, frame, start, end, transient),
+    );
   }
 
   /** A request message: `frame[offset … end)`, only valid during the callback if `transient`. */
