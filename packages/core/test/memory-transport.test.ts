@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, createMemoryTransport, jsonCodec, NearwireError } from "../src/index.js";
+import { memoryChannelPair } from "../src/memory/memory-channel.js";
 import { DeadlineTimer } from "../src/rpc/deadline-timer.js";
 import { defineService, serverStreaming, unary } from "../src/service.js";
 import { engineCases } from "./support/engine-cases.js";
@@ -214,5 +215,44 @@ describe("DeadlineTimer", () => {
     assert.deepEqual(await client.ok({ n: 7 }), { n: 7 });
     await conn.close();
     await server.close();
+  });
+});
+
+describe("memoryChannelPair: delivery batches", () => {
+  it("a receiver that pauses inside onFrame gets the rest of the batch, in order, after resume; later batches too", async () => {
+    const [a, b] = memoryChannelPair({ maxPayloadBytes: 1024, highWaterMarkBytes: 1 << 20 });
+    const got: number[] = [];
+    b.start({
+      onFrame: (_type, payload) => {
+        got.push(payload[0] as number);
+        if (got.length === 3) b.pause();
+      },
+      onClose: () => {},
+    });
+    a.start({ onFrame: () => {}, onClose: () => {} });
+    const send = (from: number, to: number) => {
+      for (let i = from; i < to; i++) a.send(0x80, Uint8Array.of(i));
+    };
+    send(0, 10);
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(got, [0, 1, 2], "paused after the third frame of the batch");
+    send(10, 12); // queued behind the held frames
+    b.resume();
+    await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(
+      got,
+      Array.from({ length: 12 }, (_, i) => i),
+    );
+    // Later batches reuse the delivered batch's arrays: still every frame, in order.
+    for (let round = 0; round < 3; round++) {
+      send(12 + round * 50, 12 + (round + 1) * 50);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    assert.deepEqual(
+      got,
+      Array.from({ length: 162 }, (_, i) => i),
+    );
+    await a.close();
   });
 });

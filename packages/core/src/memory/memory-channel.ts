@@ -44,6 +44,16 @@ class MemoryChannel implements Channel {
   /** Frames sent and not yet delivered: types and payload views, in order. */
   private types: number[] = [];
   private payloads: Uint8Array[] = [];
+  /**
+   * The arrays of the last delivered batch, emptied: the next batch's queue. Swapping two
+   * pairs instead of allocating a pair per delivery saves the arrays' growth per frame.
+   */
+  private spareTypes: number[] = [];
+  private sparePayloads: Uint8Array[] = [];
+  private readonly deliver = (): void => {
+    this.scheduled = false;
+    this.flush();
+  };
   private queuedBytes = 0;
   private scheduled = false;
   private paused = false;
@@ -163,10 +173,7 @@ class MemoryChannel implements Channel {
   schedule(): void {
     if (this.scheduled || this.types.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
+    setImmediate(this.deliver);
   }
 
   private flush(): void {
@@ -175,8 +182,8 @@ class MemoryChannel implements Channel {
     if (handler === undefined || other.closed) return;
     const types = this.types;
     const payloads = this.payloads;
-    this.types = [];
-    this.payloads = [];
+    this.types = this.spareTypes;
+    this.payloads = this.sparePayloads;
     let i = 0;
     try {
       while (i < types.length && !other.paused && !other.closed) {
@@ -192,6 +199,11 @@ class MemoryChannel implements Channel {
         this.types = types.slice(i).concat(this.types);
         this.payloads = payloads.slice(i).concat(this.payloads);
       }
+      // The delivered batch's arrays become the spare pair (no view of it is kept).
+      types.length = 0;
+      payloads.length = 0;
+      this.spareTypes = types;
+      this.sparePayloads = payloads;
       if (this.queuedBytes < this.highWaterMarkBytes) this.wakeDrainWaiters();
     }
   }
