@@ -253,6 +253,13 @@ interface Layout<T> {
   inPlace: boolean;
   /** True when `maxBytes` is exact: `encode` then writes into a new array of that size. */
   exact: boolean;
+  /**
+   * Optional: `encodeIntoRange` for this layout written out in one function, the same bytes as
+   * `write` (the writer `w` only lends its DataView of `dest`). For a layout on the hot path of
+   * a stream: `write`'s calls of the writer's methods are not inlined there, and cost a 64-byte
+   * Chunk 62 ns against 32 ns written out.
+   */
+  encodeRange?(w: RawWriter, value: T, dest: Uint8Array, start: number, end: number): number;
 }
 
 const tick: Layout<Tick> = {
@@ -370,6 +377,19 @@ const chunk: Layout<Chunk> = {
   inPlace: true,
   exact: true,
   maxBytes: (v) => 12 + v.data.byteLength,
+  encodeRange(w, v, dest, start, end) {
+    const data = v.data;
+    const n = data.byteLength;
+    if (end - start < 12 + n) return -1;
+    if (dest !== w.bytes) retarget(w, dest);
+    const view = w.view;
+    const at = w.base + start;
+    view.setUint32(at, v.seq, true);
+    view.setUint32(at + 4, v.last ? 1 : 0, true);
+    view.setUint32(at + 8, n, true);
+    dest.set(data, start + 12);
+    return 12 + n;
+  },
   write(w, v) {
     w.u32(v.seq);
     w.u32(v.last ? 1 : 0);
@@ -391,6 +411,8 @@ let scratch = new Uint8Array(4096);
 function messageCodec<T>(layout: Layout<T>): MessageCodec<T> {
   function encodeIntoRange(value: T, dest: Uint8Array, start: number, end: number): number {
     if (!(start >= 0 && start <= end && end <= dest.byteLength)) return -1;
+    if (layout.encodeRange !== undefined)
+      return layout.encodeRange(writer, value, dest, start, end);
     // An exact layout knows its size: too little room is -1 without writing anything.
     if (layout.exact && layout.maxBytes(value) > end - start) return -1;
     writer.reset(dest, start, end);

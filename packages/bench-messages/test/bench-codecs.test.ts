@@ -118,6 +118,28 @@ test("sample sizes are representative", () => {
   assert.equal(makeChunk(10).seq, 0);
 });
 
+test("raw chunk: the written-out encodeIntoRange gives encode's bytes, into any buffer and range", () => {
+  const c = codecOf("raw", "chunk");
+  // A view at an offset of its ArrayBuffer (as a ring slot or a socket batch is), a Buffer, a
+  // shared buffer: the encoder's DataView must follow each.
+  const buffers = [
+    new Uint8Array(new ArrayBuffer(5000), 100, 4096),
+    Buffer.alloc(4096),
+    new Uint8Array(new SharedArrayBuffer(4096)),
+  ];
+  for (let i = 0; i < 300; i++) {
+    const chunk = { ...makeChunk((i * 37) % 1000, (i * 2654435761) >>> 0), last: i % 3 === 0 };
+    for (let k = 0; k < chunk.data.length; k++) chunk.data[k] = (i + k * 13) & 0xff;
+    const expected = c.encode(chunk);
+    const dest = buffers[i % buffers.length] as Uint8Array;
+    const start = i % 50;
+    const n = c.encodeIntoRange?.(chunk, dest, start, dest.byteLength);
+    assert.equal(n, expected.byteLength, `chunk ${i}`);
+    assert.deepEqual(Uint8Array.from(dest.subarray(start, start + expected.byteLength)), expected);
+    assert.deepEqual(c.decode(expected), chunk, `chunk ${i} round trip`);
+  }
+});
+
 for (const name of codecNames) {
   const randomStrict = name === "flatbuffers" || name === "raw";
   codecSuite({
