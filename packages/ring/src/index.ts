@@ -1,3 +1,4 @@
+export { announcesBatch, readFeatures } from "./features.js";
 export {
   agreeMaxFrameBytes,
   checkMaxFrameBytes,

@@ -5,12 +5,14 @@ import { Code, NearwireError } from "@nearwire/core";
 import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import {
   agreeMaxFrameBytes,
+  announcesBatch,
   checkMaxFrameBytes,
   checkRingBytes,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_RING_BYTES,
   LAYOUT_VERSION,
   maxPayloadFor,
+  readFeatures,
   segmentBytesFor,
 } from "@nearwire/ring";
 import {
@@ -215,7 +217,7 @@ async function accept(
       maxPayloadFor(opts.ringBytes),
     );
     // The features key only answers a client's (as HELLO's features field, PROTOCOL.md §6.1).
-    const clientFeatures = readFeatures(hello.features, "client");
+    const clientFeatures = readFeatures(hello.features, "client features");
     const features = clientFeatures === undefined ? undefined : opts.batches ? FEATURE_BATCH : 0;
     // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
@@ -247,8 +249,8 @@ async function accept(
       segment,
       maxFrameBytes,
       sendRing: 1,
-      acceptsBatches: ((features ?? 0) & FEATURE_BATCH) !== 0,
-      peerAcceptsBatches: ((clientFeatures ?? 0) & FEATURE_BATCH) !== 0,
+      acceptsBatches: announcesBatch(features),
+      peerAcceptsBatches: announcesBatch(clientFeatures),
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:pid ${pid}`,
@@ -263,22 +265,6 @@ async function accept(
     if (!socket.destroyed) socket.end(ready ? goAwayFrame(e) : errorFrame(e));
     throw e;
   }
-}
-
-/**
- * A handshake frame's `features` (PROTOCOL.md §6.1): undefined when absent, else a u32 of
- * feature bits; any other value is INVALID_ARGUMENT `bad-preface`.
- */
-function readFeatures(value: unknown, side: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
-    throw new NearwireError(
-      Code.InvalidArgument,
-      `${side} features ${JSON.stringify(value)} is not an integer in [0, 4294967295]`,
-      { reason: "bad-preface" },
-    );
-  }
-  return value;
 }
 
 async function handshakeClient(socket: Socket, opts: Resolved, address: string): Promise<Channel> {
@@ -333,7 +319,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
         { reason: "bad-preface" },
       );
     }
-    const serverFeatures = readFeatures(offer.features, "server");
+    const serverFeatures = readFeatures(offer.features, "server features");
     const segment = attachSegment(pid, fd, { ringBytes, nonce });
     socket.write(encodeHandshake({ ready: true }));
     return new ShmRingChannel({
@@ -342,7 +328,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       ...(maxFrameBytes === undefined ? {} : { maxFrameBytes }),
       sendRing: 0,
       acceptsBatches: opts.batches,
-      peerAcceptsBatches: ((serverFeatures ?? 0) & FEATURE_BATCH) !== 0,
+      peerAcceptsBatches: announcesBatch(serverFeatures),
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:${address}`,

@@ -4,12 +4,14 @@ import { Code, NearwireError } from "@nearwire/core";
 import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import {
   agreeMaxFrameBytes,
+  announcesBatch,
   checkHeader,
   checkMaxFrameBytes,
   checkRingBytes,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_RING_BYTES,
   maxPayloadFor,
+  readFeatures,
 } from "@nearwire/ring";
 import { WorkerChannel } from "./worker-channel.js";
 import type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
@@ -96,6 +98,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           port.close();
         };
         let agreed: number;
+        let offered: number | undefined;
         if (seen.has(m.nonce)) {
           port.close(); // a re-sent offer of a connection already accepted
           return;
@@ -115,19 +118,20 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
               : checkMaxFrameBytes(m.maxFrameBytes, "connector maxFrameBytes"),
             maxPayloadFor(m.ringBytes),
           );
+          offered = readFeatures(m.features, "connector features");
         } catch (err) {
           refuse(NearwireError.from(err, Code.FailedPrecondition));
           return;
         }
         seen.add(m.nonce);
         // As HELLO's features (PROTOCOL.md §4.1): answered only when the offer has them.
-        const answered = m.features !== undefined;
+        const answered = offered !== undefined;
         const channel = new WorkerChannel({
           buffer: m.buffer,
           ringBytes: m.ringBytes,
           maxFrameBytes: agreed,
           acceptsBatches: answered && batches,
-          peerAcceptsBatches: typeof m.features === "number" && (m.features & FEATURE_BATCH) !== 0,
+          peerAcceptsBatches: announcesBatch(offered),
           side: 1,
           port,
           wait,
@@ -222,7 +226,12 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
                   }
                   agreed = f;
                 }
-                peerBatches = typeof m.features === "number" && (m.features & FEATURE_BATCH) !== 0;
+                try {
+                  peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
+                } catch (err) {
+                  finish(NearwireError.from(err, Code.Internal));
+                  return;
+                }
                 finish(undefined, port1);
               } else if (m?.nearwire === "error") {
                 const code = typeof m.code === "number" ? m.code : Code.Unknown;
