@@ -482,7 +482,7 @@ def test_receiver_rules(path, impl):
         ("REQUEST after id 2^32-1 (nothing is above it)", SAYF(0xFFFFFFFF) + SAYF(1), ["4294967295:0"], 13),
         ("REQUEST with HAS_MESSAGE and a 0-byte message (JSON cannot decode it)",
          REQ(1, S, b"", True), ["1:3"], None),
-        ("frame type 0x16 (reserved RPC)", F(0x16, b"\0\0\0\1"), [], 13),
+        ("frame type 0x17 (reserved RPC)", F(0x17, b"\0\0\0\1"), [], 13),
         ("frame type 0x7F (reserved RPC)", F(0x7F), [], 13),
         ("frame type 0x80 (application) on an RPC connection", F(0x80, b"abc"), [], 13),
         ("frame type 0xFF (application) on an RPC connection", F(0xFF), [], 13),

@@ -271,6 +271,7 @@ describe("BATCH: the receiver (PROTOCOL.md §5.7, §5.10)", () => {
     assert.ok(got.error instanceof NearwireError);
     assert.equal(got.error.code, Code.Internal);
     assert.equal(got.error.reason, "unknown-frame-type");
+    assert.match(got.error.message, /did not announce BATCH \(PROTOCOL\.md §4\.1\)/);
   });
 
   it("for a call that ended: ignored, the connection stays", async () => {

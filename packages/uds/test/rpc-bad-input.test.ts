@@ -84,8 +84,8 @@ describe("uds RPC: bad input from a peer", () => {
     await conn.close();
   });
 
-  it("an RPC frame type nobody defined (0x16) → GOAWAY INTERNAL", async () => {
-    assert.equal((await goAwayFor(encodeFrame(0x16, new Uint8Array(4)))).code, Code.Internal);
+  it("an RPC frame type nobody defined (0x17; 0x16 is BATCH) → GOAWAY INTERNAL", async () => {
+    assert.equal((await goAwayFor(encodeFrame(0x17, new Uint8Array(4)))).code, Code.Internal);
     await otherClientWorks();
   });
 

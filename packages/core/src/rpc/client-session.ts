@@ -136,12 +136,7 @@ export class ClientSession {
 
   /** Fails every call with UNAVAILABLE and closes the channel. */
   async close(): Promise<void> {
-    try {
-      this.writer.flush();
-    } catch {
-      // closed already
-    }
-    await this.channel.close();
+    await this.writer.close();
   }
 
   /** The response stream of a streamed call; it reports consumption and abandonment to the call. */
@@ -395,8 +390,8 @@ export class ClientSession {
 
   /**
    * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
-   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame is copied once, when the codec keeps
-   * views of it, instead of once per message.
+   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame
+   * is copied once, when the codec keeps views of it, instead of once per message.
    */
   private onBatch(p: Uint8Array): void {
     const count = checkBatch(p);
@@ -530,7 +525,9 @@ function statusError(
 function unknownType(type: number): NearwireError {
   return new NearwireError(
     Code.Internal,
-    `unexpected frame type 0x${type.toString(16)} on a client connection`,
+    type === FrameType.Batch
+      ? "BATCH (0x16) on a client connection whose HELLO did not announce BATCH (PROTOCOL.md §4.1)"
+      : `unexpected frame type 0x${type.toString(16)} on a client connection`,
     { reason: "unknown-frame-type" },
   );
 }

@@ -101,6 +101,19 @@ export class EnvelopeWriter {
   }
 
   /**
+   * Closes the channel cleanly after sending what the batch holds (a channel already closed:
+   * the messages are dropped, as its calls have failed).
+   */
+  close(): Promise<void> {
+    try {
+      this.flush();
+    } catch {
+      // closed already
+    }
+    return this.channel.close();
+  }
+
+  /**
    * Sends the batch, if it holds messages: as one BATCH frame, or as a MESSAGE when it holds
    * one. Throws the channel's error (UNAVAILABLE when it is closed; the messages are dropped).
    */

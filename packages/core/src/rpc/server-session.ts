@@ -82,7 +82,7 @@ export class ServerSession {
       this.framesAtCheck = this.framesIn;
       return;
     }
-    void this.channel.close();
+    void this.writer.close();
   };
   private readonly unblock = (): void => {
     this.blocked = false;
@@ -111,8 +111,7 @@ export class ServerSession {
     const shared = new NearwireError(code, message, { reason: "server-closing" });
     for (const call of this.calls.snapshot())
       this.finish(call, code, message, SERVER_CLOSING, shared);
-    this.flushBeforeClose();
-    await this.channel.close();
+    await this.writer.close();
   }
 
   private onFrame(type: number, payload: Uint8Array): void {
@@ -257,8 +256,8 @@ export class ServerSession {
 
   /**
    * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
-   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame is copied once, when the codec keeps
-   * views of it, instead of once per message.
+   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame
+   * is copied once, when the codec keeps views of it, instead of once per message.
    */
   private onBatch(p: Uint8Array): void {
     const count = checkBatch(p);
@@ -512,15 +511,6 @@ export class ServerSession {
     }
   }
 
-  /** A clean close sends what the writer still holds first (the channel then flushes it). */
-  private flushBeforeClose(): void {
-    try {
-      this.writer.flush();
-    } catch {
-      // closed already: the calls fail with the channel's own error
-    }
-  }
-
   /**
    * The channel's send buffer is above its high-water mark: stop reading requests until it
    * drains, so that a peer that sends without reading its answers is pushed back by the
@@ -565,7 +555,9 @@ const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
 /** A frame type a server never accepts (PROTOCOL.md §5.7). */
 function unknownType(type: number): NearwireError {
   return protocolError(
-    `unexpected frame type 0x${type.toString(16)} on a server connection`,
+    type === FrameType.Batch
+      ? "BATCH (0x16) on a server connection whose HELLO did not announce BATCH (PROTOCOL.md §4.1)"
+      : `unexpected frame type 0x${type.toString(16)} on a server connection`,
     "unknown-frame-type",
   );
 }
