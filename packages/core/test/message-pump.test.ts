@@ -25,9 +25,13 @@ function recorder(opts: { room?: (n: number) => boolean; throwAt?: number; endAt
       new Promise<void>((r) => {
         drain = r;
       }),
-    stopped(error, failed) {
+    finished() {
       stopCount++;
-      resolveStopped({ error, failed });
+      resolveStopped({ error: undefined, failed: false });
+    },
+    failed(error) {
+      stopCount++;
+      resolveStopped({ error, failed: true });
     },
   };
   return {

@@ -74,7 +74,7 @@ export interface GrpcStatusError {
  * (in {@link REASON_TRAILER}); anything else becomes UNKNOWN via `NearwireError.from`. `trailers`
  * (the handler's `ctx.trailers`) are merged under the error's own metadata.
  */
-export function toGrpcStatus(thrown: unknown, trailers: Metadata | undefined): GrpcStatusError {
+export function toGrpcStatus(thrown: unknown, trailers?: Metadata): GrpcStatusError {
   const err = NearwireError.from(thrown);
   const metadata = new GrpcMetadata();
   if (trailers !== undefined) toGrpcMetadata(trailers, metadata);

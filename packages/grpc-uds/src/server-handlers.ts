@@ -159,7 +159,7 @@ function succeed(ctx: GrpcHandlerContext, callback: sendUnaryData<unknown>, valu
   try {
     callback(null, value, toGrpcMetadata(trailers));
   } catch (err) {
-    callback(toGrpcStatus(err, undefined));
+    callback(toGrpcStatus(err));
   }
 }
 
@@ -196,7 +196,7 @@ async function writeAll(
   try {
     call.end(trailers === undefined ? undefined : toGrpcMetadata(trailers));
   } catch (err) {
-    call.emit("error", toGrpcStatus(err, undefined));
+    call.emit("error", toGrpcStatus(err));
   }
 }
 

@@ -90,12 +90,12 @@ export abstract class RingChannel implements Channel {
       this.handler.onFrame(type, payload);
     } catch (cause) {
       this.terminate(
+        true,
         new NearwireError(
           Code.Internal,
           `onFrame threw: ${(cause as Error)?.message ?? String(cause)}`,
           { cause },
         ),
-        true,
       );
     }
   };
@@ -217,7 +217,7 @@ export abstract class RingChannel implements Channel {
   close(error?: NearwireError): Promise<void> {
     if (this.closedPromise) return this.closedPromise;
     if (error !== undefined) {
-      this.terminate(error, true);
+      this.terminate(true, error);
       this.closedPromise = Promise.resolve();
       return this.closedPromise;
     }
@@ -225,7 +225,7 @@ export abstract class RingChannel implements Channel {
     this.closedPromise = this.drained().then(() => {
       if (this.state === "closed") return;
       this.endCleanly();
-      this.terminate(undefined, false);
+      this.terminate(false);
     });
     return this.closedPromise;
   }
@@ -259,7 +259,7 @@ export abstract class RingChannel implements Channel {
       try {
         delivered = this.poll();
       } catch (err) {
-        this.terminate(NearwireError.from(err, Code.Internal), true);
+        this.terminate(true, NearwireError.from(err, Code.Internal));
         return;
       }
       if (this.isClosed() || this.paused) return;
@@ -318,7 +318,7 @@ export abstract class RingChannel implements Channel {
         }
       }
     } catch (err) {
-      this.terminate(NearwireError.from(err, Code.Internal), true);
+      this.terminate(true, NearwireError.from(err, Code.Internal));
       return;
     }
     if (this.isClosed() || this.paused) return;
@@ -390,14 +390,14 @@ export abstract class RingChannel implements Channel {
         this.reader.read(this.sink, BATCH) > 0
       ) {}
     } catch (err) {
-      this.terminate(NearwireError.from(err, Code.Internal), false);
+      this.terminate(false, NearwireError.from(err, Code.Internal));
       return;
     }
-    this.terminate(error, false);
+    this.terminate(false, error);
   }
 
-  /** Closes at once: tells the peer why (when `tellPeer`), calls onClose once. */
-  protected terminate(error: NearwireError | undefined, tellPeer: boolean): void {
+  /** Closes at once: tells the peer why (when `tellPeer`), calls onClose once (with `error`). */
+  protected terminate(tellPeer: boolean, error?: NearwireError): void {
     if (this.state === "closed") return;
     this.state = "closed";
     this.closeError = error;

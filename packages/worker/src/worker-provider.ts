@@ -163,7 +163,9 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
         let agreed = maxPayloadFor(ringBytes);
         let peerBatches = false;
         let timer: NodeJS.Timeout | undefined;
-        const finish = (err: NearwireError | undefined, winner?: MessagePort): void => {
+        /** Ends the connect: with the port the listener took, or with why it failed. */
+        const finish = (outcome: MessagePort | NearwireError): void => {
+          const winner = outcome instanceof NearwireError ? undefined : outcome;
           clearTimeout(timer);
           endpoint.off("message", onEndpointMessage);
           if (endpoint instanceof Worker) endpoint.off("exit", onGone);
@@ -172,11 +174,10 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
             p.removeAllListeners("message");
             if (p !== winner) p.close();
           }
-          if (err !== undefined) {
-            reject(err);
+          if (winner === undefined) {
+            reject(outcome);
             return;
           }
-          const port = winner as MessagePort;
           resolve(
             new WorkerChannel({
               buffer,
@@ -185,7 +186,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
               acceptsBatches: batches,
               peerAcceptsBatches: peerBatches,
               side: 0,
-              port,
+              port: winner,
               wait,
               spinUs,
               peer,
@@ -232,7 +233,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
                   finish(NearwireError.from(err, Code.Internal));
                   return;
                 }
-                finish(undefined, port1);
+                finish(port1);
               } else if (m?.nearwire === "error") {
                 const code = typeof m.code === "number" ? m.code : Code.Unknown;
                 const opts = typeof m.reason === "string" ? { reason: m.reason as never } : {};

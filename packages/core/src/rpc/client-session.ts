@@ -16,7 +16,8 @@ import {
   encodeCancel,
   encodeRequest,
   FLAG_END_STREAM,
-  FLAG_HAS_MESSAGE,
+  isOkStatusWithMessage,
+  MESSAGE_HEAD_BYTES,
   REASON_TRAILER,
   readCallId,
   readU32,
@@ -258,23 +259,23 @@ export class ClientSession {
       ended: () => call.done,
       send: (request) => this.writer.message(call.id, codec, request, "request"),
       drained: () => this.channel.drained(),
-      stopped: (err, failed) => {
+      finished: () => {
         if (call.done) return;
-        if (!failed) {
-          try {
-            this.writer.send(FrameType.End, encodeCallId(call.id));
-            return;
-          } catch (e) {
-            err = e;
-          }
+        try {
+          this.writer.send(FrameType.End, encodeCallId(call.id));
+        } catch (err) {
+          this.requestsFailed(call, err);
         }
-        this.cancel(
-          call,
-          NearwireError.from(err, Code.Canceled).code,
-          `request stream failed: ${(err as Error).message}`,
-        );
       },
+      failed: (err) => this.requestsFailed(call, err),
     }).start();
+  }
+
+  /** A call's request stream threw `err` (its source, or sending): cancel the call with it. */
+  private requestsFailed(call: ClientCall, err: unknown): void {
+    if (call.done) return;
+    const e = NearwireError.from(err, Code.Canceled);
+    this.cancel(call, e.code, `request stream failed: ${e.message}`);
   }
 
   private consumed(call: ClientCall): void {
@@ -299,7 +300,13 @@ export class ClientSession {
           const id = readCallId(payload, "MESSAGE");
           const call = this.calls.get(id);
           if (call !== undefined)
-            this.onMessage(call, payload, 4, payload.byteLength, this.channel.transientPayloads);
+            this.onMessage(
+              call,
+              payload,
+              MESSAGE_HEAD_BYTES,
+              payload.byteLength,
+              this.channel.transientPayloads,
+            );
           else this.checkStarted(id, "MESSAGE");
           return;
         }
@@ -340,13 +347,7 @@ export class ClientSession {
 
   private onStatus(p: Uint8Array): void {
     // Fast path: OK, no detail, no trailers, the response inline (what nearwire servers send).
-    if (
-      p.byteLength >= STATUS_HEAD_BYTES &&
-      p[4] === FLAG_HAS_MESSAGE &&
-      p[5] === Code.OK &&
-      p[6] === 0 &&
-      p[7] === 0
-    ) {
+    if (isOkStatusWithMessage(p)) {
       const id = readU32(p, 0);
       const call = this.calls.get(id);
       if (call === undefined) {
@@ -376,7 +377,7 @@ export class ClientSession {
   private settleOk(call: ClientCall): void {
     if (call.done) return;
     if (call.inbound !== undefined || call.hasLast) {
-      this.settle(call, undefined);
+      this.settle(call);
       return;
     }
     this.settle(
@@ -462,11 +463,11 @@ export class ClientSession {
   }
 
   /**
-   * The one place a call ends on the client: resolves (or ends its stream) when `error` is
-   * undefined, else fails it. `keepBuffered`: responses that arrived before an error STATUS
-   * are still delivered.
+   * The one place a call ends on the client: resolves (or ends its stream) without `error`,
+   * else fails it. `keepBuffered`: responses that arrived before an error STATUS are still
+   * delivered.
    */
-  private settle(call: ClientCall, error: NearwireError | undefined, keepBuffered = false): void {
+  private settle(call: ClientCall, error?: NearwireError, keepBuffered = false): void {
     if (call.done) return;
     call.done = true;
     this.calls.remove(call);

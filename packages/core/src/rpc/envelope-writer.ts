@@ -6,13 +6,16 @@ import { FrameType } from "../frame-type.js";
 import { NearwireError } from "../nearwire-error.js";
 import { encodeChecked } from "./bound-method.js";
 import {
+  BATCH_ENTRY_HEAD_BYTES,
   BATCH_HEAD_BYTES,
-  CREDIT_BYTES,
+  encodeCredit,
   FLAG_HAS_MESSAGE,
   MESSAGE_HEAD_BYTES,
-  putU32,
   REQUEST_HEAD_BYTES,
   STATUS_HEAD_BYTES,
+  writeMessageHead,
+  writeOkStatusHead,
+  writeRequestHead,
 } from "./envelope.js";
 import { MessageBatch } from "./message-batch.js";
 
@@ -124,10 +127,10 @@ export class EnvelopeWriter {
     let type: number = FrameType.Batch;
     let start = 0;
     if (batch.count === 1) {
-      // MESSAGE: the call id where the one entry's length is, then the message.
-      putU32(bytes, BATCH_HEAD_BYTES, batch.callId);
+      // MESSAGE: its head ends where the one entry's message starts (over the entry's length).
+      start = BATCH_HEAD_BYTES + BATCH_ENTRY_HEAD_BYTES - MESSAGE_HEAD_BYTES;
+      writeMessageHead(bytes, start, batch.callId);
       type = FrameType.Message;
-      start = BATCH_HEAD_BYTES;
     }
     const end = batch.length;
     const channel = this.channel;
@@ -200,10 +203,7 @@ export class EnvelopeWriter {
 
   /** Sends a CREDIT frame granting `credit` more messages on `callId`. */
   credit(callId: number, credit: number): void {
-    const out = new Uint8Array(CREDIT_BYTES);
-    putU32(out, 0, callId);
-    putU32(out, 4, credit);
-    this.send(FrameType.Credit, out);
+    this.send(FrameType.Credit, encodeCredit(callId, credit));
   }
 
   private encodeAndSend(
@@ -255,24 +255,15 @@ export class EnvelopeWriter {
   }
 
   private writeHead(out: Uint8Array, at: number): void {
-    putU32(out, at, this.callId);
     switch (this.head) {
-      case Head.Request: {
-        const path = this.pathBytes;
-        out[at + 4] = this.flags;
-        putU32(out, at + 5, this.timeoutMs);
-        out[at + 9] = path.byteLength;
-        out.set(path, at + REQUEST_HEAD_BYTES);
+      case Head.Request:
+        writeRequestHead(out, at, this.callId, this.flags, this.timeoutMs, this.pathBytes);
         return;
-      }
       case Head.OkStatus:
-        out[at + 4] = FLAG_HAS_MESSAGE;
-        out[at + 5] = 0;
-        out[at + 6] = 0;
-        out[at + 7] = 0;
+        writeOkStatusHead(out, at, this.callId);
         return;
       default:
-        return;
+        writeMessageHead(out, at, this.callId);
     }
   }
 

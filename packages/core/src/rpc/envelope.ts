@@ -40,6 +40,21 @@ export const CODEC_TRAILER = "nearwire-codec";
 /** Messages each side may send on a call before it receives CREDIT (PROTOCOL.md §5.4). */
 export const INITIAL_CREDIT = 32;
 
+/** Bytes of the call id that starts every RPC payload (u32). */
+export const CALL_ID_BYTES = 4;
+
+/** REQUEST field offsets: flags (u8), timeoutMs (u32), methodLen (u8); the path follows the head. */
+export const REQUEST_FLAGS_AT = 4;
+export const REQUEST_TIMEOUT_AT = 5;
+export const REQUEST_METHOD_LEN_AT = 9;
+/** STATUS field offsets: flags (u8), code (u8), detailLen (u16); the detail follows the head. */
+export const STATUS_FLAGS_AT = 4;
+export const STATUS_CODE_AT = 5;
+export const STATUS_DETAIL_LEN_AT = 6;
+/** The code (u8) of a CANCEL, and the credit (u32) of a CREDIT, after the call id. */
+export const CANCEL_CODE_AT = 4;
+export const CREDIT_AT = 4;
+
 /** Bytes of a REQUEST before its method path: callId, flags, timeoutMs, methodLen. */
 export const REQUEST_HEAD_BYTES = 10;
 /** Bytes of a MESSAGE before its message: callId. */
@@ -212,7 +227,7 @@ export interface RequestFrame {
   message: Uint8Array | undefined;
 }
 
-/** Writes the fixed part of a REQUEST (`10 + methodBytes.byteLength` bytes) at `out[at…]`. */
+/** Writes the fixed part of a REQUEST (`REQUEST_HEAD_BYTES + methodBytes.byteLength` bytes) at `out[at…]`. */
 export function writeRequestHead(
   out: Uint8Array,
   at: number,
@@ -222,22 +237,36 @@ export function writeRequestHead(
   methodBytes: Uint8Array,
 ): void {
   putU32(out, at, callId);
-  out[at + 4] = flags;
-  putU32(out, at + 5, timeoutMs);
-  out[at + 9] = methodBytes.byteLength;
-  out.set(methodBytes, at + 10);
+  out[at + REQUEST_FLAGS_AT] = flags;
+  putU32(out, at + REQUEST_TIMEOUT_AT, timeoutMs);
+  out[at + REQUEST_METHOD_LEN_AT] = methodBytes.byteLength;
+  out.set(methodBytes, at + REQUEST_HEAD_BYTES);
 }
 
-/** Writes the 8-byte head of an OK STATUS whose message follows inline (no detail, no trailers). */
+/** Writes the head of an OK STATUS whose message follows inline (no detail, no trailers). */
 export function writeOkStatusHead(out: Uint8Array, at: number, callId: number): void {
   putU32(out, at, callId);
-  out[at + 4] = FLAG_HAS_MESSAGE;
-  out[at + 5] = 0;
-  out[at + 6] = 0;
-  out[at + 7] = 0;
+  out[at + STATUS_FLAGS_AT] = FLAG_HAS_MESSAGE;
+  out[at + STATUS_CODE_AT] = Code.OK;
+  out[at + STATUS_DETAIL_LEN_AT] = 0;
+  out[at + STATUS_DETAIL_LEN_AT + 1] = 0;
 }
 
-/** Writes the 4-byte head of a MESSAGE (its call id). */
+/**
+ * True when STATUS payload `p` is an OK STATUS with no detail and no trailers and its message
+ * inline (what {@link writeOkStatusHead} starts): the message is `p[STATUS_HEAD_BYTES…]`.
+ */
+export function isOkStatusWithMessage(p: Uint8Array): boolean {
+  return (
+    p.byteLength >= STATUS_HEAD_BYTES &&
+    p[STATUS_FLAGS_AT] === FLAG_HAS_MESSAGE &&
+    p[STATUS_CODE_AT] === Code.OK &&
+    p[STATUS_DETAIL_LEN_AT] === 0 &&
+    p[STATUS_DETAIL_LEN_AT + 1] === 0
+  );
+}
+
+/** Writes the head of a MESSAGE (its call id). */
 export function writeMessageHead(out: Uint8Array, at: number, callId: number): void {
   putU32(out, at, callId);
 }
@@ -255,7 +284,7 @@ export function encodeRequest(
   let f = flags & FLAG_END_STREAM;
   if (md !== undefined) f |= FLAG_HAS_METADATA;
   if (message !== undefined) f |= FLAG_HAS_MESSAGE;
-  const head = 10 + methodBytes.byteLength;
+  const head = REQUEST_HEAD_BYTES + methodBytes.byteLength;
   const size = head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0);
   const out = new Uint8Array(size);
   writeRequestHead(out, 0, callId, f, timeoutMs, methodBytes);
@@ -267,18 +296,25 @@ export function encodeRequest(
 
 /** Decodes a REQUEST payload; throws INTERNAL `protocol-violation` when malformed. */
 export function decodeRequest(p: Uint8Array): RequestFrame {
-  if (p.byteLength < 10) throw malformed("REQUEST");
-  const flags = p[4] as number;
-  const ml = p[9] as number;
-  if (10 + ml > p.byteLength || ml === 0) throw malformed("REQUEST");
-  const method = latin1OrUtf8(p, 10, ml, "REQUEST");
-  let o = 10 + ml;
+  if (p.byteLength < REQUEST_HEAD_BYTES) throw malformed("REQUEST");
+  const flags = p[REQUEST_FLAGS_AT] as number;
+  const ml = p[REQUEST_METHOD_LEN_AT] as number;
+  if (REQUEST_HEAD_BYTES + ml > p.byteLength || ml === 0) throw malformed("REQUEST");
+  const method = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
+  let o = REQUEST_HEAD_BYTES + ml;
   let metadata: Metadata | undefined;
   if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
   let message: Uint8Array | undefined;
   if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
   else if (o !== p.byteLength) throw malformed("REQUEST");
-  return { callId: readU32(p, 0), flags, timeoutMs: readU32(p, 5), method, metadata, message };
+  return {
+    callId: readU32(p, 0),
+    flags,
+    timeoutMs: readU32(p, REQUEST_TIMEOUT_AT),
+    method,
+    metadata,
+    message,
+  };
 }
 
 /** Reads `len` bytes at `p[at…]` as a UTF-8 string (an ASCII fast path); throws when not UTF-8. */
@@ -293,16 +329,16 @@ export function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: strin
 
 /** Encodes a MESSAGE payload. */
 export function encodeMessage(callId: number, message: Uint8Array): Uint8Array {
-  const out = new Uint8Array(4 + message.byteLength);
+  const out = new Uint8Array(MESSAGE_HEAD_BYTES + message.byteLength);
   writeMessageHead(out, 0, callId);
-  out.set(message, 4);
+  out.set(message, MESSAGE_HEAD_BYTES);
   return out;
 }
 
 /** Encodes an END, or any payload that is only a call id. */
 export function encodeCallId(callId: number): Uint8Array {
-  const out = new Uint8Array(4);
-  view(out).setUint32(0, callId);
+  const out = new Uint8Array(CALL_ID_BYTES);
+  putU32(out, 0, callId);
   return out;
 }
 
@@ -317,9 +353,9 @@ export function readU32(p: Uint8Array, at: number): number {
   );
 }
 
-/** Reads the call id at the start of any RPC payload; throws when shorter than 4 bytes. */
+/** Reads the call id at the start of any RPC payload; throws when it is shorter than one. */
 export function readCallId(p: Uint8Array, what: string): number {
-  if (p.byteLength < 4) throw malformed(what);
+  if (p.byteLength < CALL_ID_BYTES) throw malformed(what);
   return readU32(p, 0);
 }
 
@@ -332,13 +368,16 @@ export interface StatusFrame {
   message: Uint8Array | undefined;
 }
 
-/** Encodes a STATUS payload. `message` only with code OK (the last, or only, response). */
+/**
+ * Encodes a STATUS payload. `trailers` and `message` are optional; `message` only with code OK
+ * (the last, or only, response).
+ */
 export function encodeStatus(
   callId: number,
   code: Code,
   detail: string,
-  trailers: Metadata | undefined,
-  message: Uint8Array | undefined,
+  trailers?: Metadata,
+  message?: Uint8Array,
 ): Uint8Array {
   let d = utf8.encode(detail);
   if (d.byteLength > 0xffff) d = d.subarray(0, 0xffff);
@@ -346,16 +385,16 @@ export function encodeStatus(
   let flags = 0;
   if (md !== undefined) flags |= FLAG_HAS_METADATA;
   if (message !== undefined) flags |= FLAG_HAS_MESSAGE;
-  const head = 8 + d.byteLength;
+  const head = STATUS_HEAD_BYTES + d.byteLength;
   const out = new Uint8Array(
     head + (md === undefined ? 0 : metadataSize(md)) + (message?.byteLength ?? 0),
   );
   putU32(out, 0, callId);
-  out[4] = flags;
-  out[5] = code;
-  out[6] = d.byteLength >>> 8;
-  out[7] = d.byteLength;
-  out.set(d, 8);
+  out[STATUS_FLAGS_AT] = flags;
+  out[STATUS_CODE_AT] = code;
+  out[STATUS_DETAIL_LEN_AT] = d.byteLength >>> 8;
+  out[STATUS_DETAIL_LEN_AT + 1] = d.byteLength;
+  out.set(d, STATUS_HEAD_BYTES);
   let o = head;
   if (md !== undefined) o = writeMetadata(out, view(out), o, md);
   if (message !== undefined) out.set(message, o);
@@ -364,14 +403,15 @@ export function encodeStatus(
 
 /** Decodes a STATUS payload; throws INTERNAL `protocol-violation` when malformed. */
 export function decodeStatus(p: Uint8Array): StatusFrame {
-  if (p.byteLength < 8) throw malformed("STATUS");
-  const flags = p[4] as number;
-  const code = p[5] as number;
+  if (p.byteLength < STATUS_HEAD_BYTES) throw malformed("STATUS");
+  const flags = p[STATUS_FLAGS_AT] as number;
+  const code = p[STATUS_CODE_AT] as number;
   if (!isCode(code)) throw malformed("STATUS");
-  const dl = ((p[6] as number) << 8) | (p[7] as number);
-  if (8 + dl > p.byteLength) throw malformed("STATUS");
-  const detail = dl === 0 ? "" : decodeText(p.subarray(8, 8 + dl), "STATUS");
-  let o = 8 + dl;
+  const dl = ((p[STATUS_DETAIL_LEN_AT] as number) << 8) | (p[STATUS_DETAIL_LEN_AT + 1] as number);
+  const at = STATUS_HEAD_BYTES;
+  if (at + dl > p.byteLength) throw malformed("STATUS");
+  const detail = dl === 0 ? "" : decodeText(p.subarray(at, at + dl), "STATUS");
+  let o = at + dl;
   let trailers: Metadata | undefined;
   if (flags & FLAG_HAS_METADATA) [trailers, o] = readMetadata(p, view(p), o, "STATUS");
   let message: Uint8Array | undefined;
@@ -382,9 +422,9 @@ export function decodeStatus(p: Uint8Array): StatusFrame {
 
 /** Encodes a CANCEL payload. */
 export function encodeCancel(callId: number, code: Code): Uint8Array {
-  const out = new Uint8Array(5);
-  view(out).setUint32(0, callId);
-  out[4] = code;
+  const out = new Uint8Array(CANCEL_BYTES);
+  putU32(out, 0, callId);
+  out[CANCEL_CODE_AT] = code;
   return out;
 }
 
@@ -394,7 +434,7 @@ export function encodeCancel(callId: number, code: Code): Uint8Array {
  */
 export function decodeCancel(p: Uint8Array): { callId: number; code: Code } {
   if (p.byteLength !== CANCEL_BYTES) throw malformed("CANCEL");
-  const code = p[4] as number;
+  const code = p[CANCEL_CODE_AT] as number;
   return {
     callId: readCallId(p, "CANCEL"),
     code: code === 0 || !isCode(code) ? Code.Canceled : code,
@@ -403,15 +443,14 @@ export function decodeCancel(p: Uint8Array): { callId: number; code: Code } {
 
 /** Encodes a CREDIT payload. */
 export function encodeCredit(callId: number, credit: number): Uint8Array {
-  const out = new Uint8Array(8);
-  const dv = view(out);
-  dv.setUint32(0, callId);
-  dv.setUint32(4, credit);
+  const out = new Uint8Array(CREDIT_BYTES);
+  putU32(out, 0, callId);
+  putU32(out, CREDIT_AT, credit);
   return out;
 }
 
 /** Decodes a CREDIT payload. */
 export function decodeCredit(p: Uint8Array): { callId: number; credit: number } {
-  if (p.byteLength !== 8) throw malformed("CREDIT");
-  return { callId: readCallId(p, "CREDIT"), credit: view(p).getUint32(4) };
+  if (p.byteLength !== CREDIT_BYTES) throw malformed("CREDIT");
+  return { callId: readCallId(p, "CREDIT"), credit: readU32(p, CREDIT_AT) };
 }

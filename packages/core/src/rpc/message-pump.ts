@@ -8,11 +8,15 @@ export interface PumpSink {
   /** Sends one message; false when the channel is above its high-water mark (wait for `drained`). */
   send(value: unknown): boolean;
   drained(): Promise<void>;
-  /**
-   * The pump stopped, after closing its source when it stopped early: `failed` false when the
-   * source ended or the call did, true with `error` when the source, a send or a wait threw.
-   */
-  stopped(error: unknown, failed: boolean): void;
+  /** The pump stopped because the source ended or the call did (its source closed, if early). */
+  finished(): void;
+  /** The pump stopped because the source, a send or a wait threw `error` (its source closed). */
+  failed(error: unknown): void;
+}
+
+/** Why a pump stops early: the error that stopped it (absent: the call ended). */
+interface Failure {
+  readonly error: unknown;
 }
 
 /**
@@ -37,8 +41,8 @@ export class MessagePump {
   private readonly onResult = (r: IteratorResult<unknown>): void => this.take(r);
   private readonly onCredit = (): void => this.write();
   private readonly onDrained = (): void => this.pull();
-  private readonly onSourceError = (err: unknown): void => this.sink.stopped(err, true);
-  private readonly onWaitError = (err: unknown): void => this.close(err, true);
+  private readonly onSourceError = (err: unknown): void => this.sink.failed(err);
+  private readonly onWaitError = (err: unknown): void => this.close({ error: err });
 
   constructor(
     private readonly source: AsyncIterable<unknown> | Iterable<unknown>,
@@ -47,7 +51,7 @@ export class MessagePump {
   ) {}
 
   /**
-   * Starts pulling; the outcome goes to `sink.stopped`, also when getting the source's iterator
+   * Starts pulling; the outcome goes to `sink.finished` or `sink.failed`, also when getting the source's iterator
    * throws (as `for await` rejects then, the call fails instead of the caller's frame callback).
    */
   start(): void {
@@ -58,7 +62,7 @@ export class MessagePump {
           ? (s as AsyncIterable<unknown>)[Symbol.asyncIterator]()
           : fromSync(this.source as Iterable<unknown>);
     } catch (err) {
-      this.sink.stopped(err, true);
+      this.sink.failed(err);
       return;
     }
     this.pull();
@@ -69,7 +73,7 @@ export class MessagePump {
     try {
       next = this.iterator.next();
     } catch (err) {
-      this.sink.stopped(err, true);
+      this.sink.failed(err);
       return;
     }
     // A native promise (an async generator's) is passed through by Promise.resolve as it is.
@@ -78,15 +82,15 @@ export class MessagePump {
 
   private take(r: IteratorResult<unknown>): void {
     if (typeof r !== "object" || r === null) {
-      this.sink.stopped(new TypeError(`iterator result ${String(r)} is not an object`), true);
+      this.sink.failed(new TypeError(`iterator result ${String(r)} is not an object`));
       return;
     }
     if (r.done === true) {
-      this.sink.stopped(undefined, false);
+      this.sink.finished();
       return;
     }
     if (this.sink.ended()) {
-      this.close(undefined, false);
+      this.close();
       return;
     }
     this.value = r.value;
@@ -99,14 +103,14 @@ export class MessagePump {
     const value = this.value;
     this.value = undefined;
     if (this.sink.ended()) {
-      this.close(undefined, false);
+      this.close();
       return;
     }
     let room: boolean;
     try {
       room = this.sink.send(value);
     } catch (err) {
-      this.close(err, true);
+      this.close({ error: err });
       return;
     }
     if (room) this.pull();
@@ -114,26 +118,31 @@ export class MessagePump {
   }
 
   /**
-   * Stops early and closes the source as `for await` does: after a throw, `return()`'s own
+   * Stops early and closes the source as `for await` does: after a `failure`, `return()`'s own
    * failure is ignored and the first error stands; after a normal exit it is the error.
    */
-  private close(error: unknown, failed: boolean): void {
+  private close(failure?: Failure): void {
     const it = this.iterator;
     let closing: unknown;
     try {
       closing = it.return === undefined ? undefined : it.return();
     } catch (err) {
-      this.sink.stopped(failed ? error : err, true);
+      this.sink.failed(failure === undefined ? err : failure.error);
       return;
     }
     if (closing === undefined) {
-      this.sink.stopped(error, failed);
+      this.stop(failure);
       return;
     }
     Promise.resolve(closing).then(
-      () => this.sink.stopped(error, failed),
-      (err) => this.sink.stopped(failed ? error : err, true),
+      () => this.stop(failure),
+      (err) => this.sink.failed(failure === undefined ? err : failure.error),
     );
+  }
+
+  private stop(failure: Failure | undefined): void {
+    if (failure === undefined) this.sink.finished();
+    else this.sink.failed(failure.error);
   }
 }
 

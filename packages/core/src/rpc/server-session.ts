@@ -20,9 +20,13 @@ import {
   FLAG_HAS_MESSAGE,
   FLAG_HAS_METADATA,
   latin1OrUtf8,
+  MESSAGE_HEAD_BYTES,
   malformed,
   REASON_TRAILER,
+  REQUEST_FLAGS_AT,
   REQUEST_HEAD_BYTES,
+  REQUEST_METHOD_LEN_AT,
+  REQUEST_TIMEOUT_AT,
   readCallId,
   readMetadata,
   readU32,
@@ -125,7 +129,7 @@ export class ServerSession {
           this.onMessage(
             readCallId(payload, "MESSAGE"),
             payload,
-            4,
+            MESSAGE_HEAD_BYTES,
             payload.byteLength,
             this.channel.transientPayloads,
           );
@@ -143,7 +147,7 @@ export class ServerSession {
           const call = this.calls.get(callId);
           if (call !== undefined) {
             call.finished = true;
-            this.drop(call, code, "cancelled by client", undefined);
+            this.drop(call, code, "cancelled by client");
           } else this.checkStarted(callId, "CANCEL");
           return;
         }
@@ -166,9 +170,9 @@ export class ServerSession {
   private onRequest(p: Uint8Array): void {
     if (p.byteLength < REQUEST_HEAD_BYTES) throw malformed("REQUEST");
     const id = readU32(p, 0);
-    const flags = p[4] as number;
-    const timeoutMs = readU32(p, 5);
-    const ml = p[9] as number;
+    const flags = p[REQUEST_FLAGS_AT] as number;
+    const timeoutMs = readU32(p, REQUEST_TIMEOUT_AT);
+    const ml = p[REQUEST_METHOD_LEN_AT] as number;
     if (ml === 0 || REQUEST_HEAD_BYTES + ml > p.byteLength) throw malformed("REQUEST");
     let o = REQUEST_HEAD_BYTES + ml;
     let metadata: Metadata | undefined;
@@ -427,10 +431,8 @@ export class ServerSession {
         return false;
       },
       drained: () => this.channel.drained(),
-      stopped: (err, failed) => {
-        if (failed) this.fail(call, err);
-        else this.finish(call, Code.OK, "");
-      },
+      finished: () => this.finish(call, Code.OK, ""),
+      failed: (err) => this.fail(call, err),
     }).start();
   }
 
@@ -455,7 +457,7 @@ export class ServerSession {
       return;
     }
     call.finished = true;
-    this.drop(call, Code.OK, "", undefined);
+    this.drop(call, Code.OK, "");
   }
 
   private fail(call: ServerCall, err: unknown): void {
@@ -483,12 +485,7 @@ export class ServerSession {
   }
 
   /** Forgets `call`; unless OK, aborts it with `shared` (or a new error of `code`/`message`). */
-  private drop(
-    call: ServerCall,
-    code: Code,
-    message: string,
-    shared: NearwireError | undefined,
-  ): void {
+  private drop(call: ServerCall, code: Code, message: string, shared?: NearwireError): void {
     if (code !== Code.OK) call.abort(shared ?? new NearwireError(code, message));
     else call.deadlineTimer?.clear();
     if (!this.calls.remove(call)) return;
@@ -499,14 +496,14 @@ export class ServerSession {
   private sendStatus(id: number, code: Code, message: string, trailers?: Metadata): void {
     if (this.channel.closed) return;
     try {
-      const s = encodeStatus(id, code, message, trailers, undefined);
+      const s = encodeStatus(id, code, message, trailers);
       if (!this.writer.send(FrameType.Status, s)) this.pushBack();
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
       if (this.channel.closed) return;
       this.writer.send(
         FrameType.Status,
-        encodeStatus(id, e.code, `response not sent: ${e.message}`, undefined, undefined),
+        encodeStatus(id, e.code, `response not sent: ${e.message}`),
       );
     }
   }

@@ -50,6 +50,30 @@ export function engineCases(name: string, start: () => Promise<EngineUnderTest>)
       ]);
     });
 
+    test("a request stream that throws fails its call CANCELLED, whatever it throws", async ({
+      client,
+    }) => {
+      for (const [thrown, text] of [
+        [new Error("boom"), "boom"],
+        ["a string", "a string"],
+        [undefined, "undefined"],
+      ] as const) {
+        async function* requests() {
+          yield { n: 1 };
+          yield { n: 2 };
+          throw thrown;
+        }
+        await assert.rejects(client.sum(requests()), (err: NearwireError) => {
+          assert.equal(err.code, Code.Canceled, text);
+          assert.equal(err.message, `request stream failed: ${text}`);
+          return true;
+        });
+      }
+      // The connection keeps serving, streams included.
+      assert.deepEqual(await client.sum([{ n: 2 }, { n: 3 }]), { n: 5 });
+      assert.deepEqual(await client.echo({ n: 1 }), { n: 2 });
+    });
+
     test("multiplexes concurrent calls, each answered with its own value", async ({ client }) => {
       const res = await Promise.all(Array.from({ length: 500 }, (_, n) => client.echo({ n })));
       assert.deepEqual(
