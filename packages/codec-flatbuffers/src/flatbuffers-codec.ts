@@ -69,7 +69,7 @@ export function createFlatbuffersCodec(
       builder = new Builder(options.initialBuilderBytes ?? 1024);
       throw new NearwireError(
         Code.Internal,
-        `flatbuffers encode failed: ${(cause as Error).message}`,
+        `flatbuffers encode failed: ${(cause as Error)?.message ?? String(cause)}`,
         {
           cause,
           reason: "encode-failed",
@@ -102,7 +102,7 @@ export function createFlatbuffersCodec(
           if (cause instanceof NearwireError && cause.reason === "decode-failed") throw cause;
           throw new NearwireError(
             Code.InvalidArgument,
-            `flatbuffers decode of ${name} failed (${bytes.byteLength} B): ${(cause as Error).message}`,
+            `flatbuffers decode of ${name} failed (${bytes.byteLength} B): ${(cause as Error)?.message ?? String(cause)}`,
             { cause, reason: "decode-failed" },
           );
         }

@@ -73,7 +73,7 @@ export function createMsgpackCodec(options: MsgpackCodecOptions = {}): Codec {
       } catch (cause) {
         throw new NearwireError(
           Code.InvalidArgument,
-          `msgpack decode failed (${bytes.byteLength} B): ${(cause as Error).message}`,
+          `msgpack decode failed (${bytes.byteLength} B): ${(cause as Error)?.message ?? String(cause)}`,
           { cause, reason: "decode-failed" },
         );
       }
@@ -89,8 +89,12 @@ export function createMsgpackCodec(options: MsgpackCodecOptions = {}): Codec {
 }
 
 function encodeFailed(cause: unknown): NearwireError {
-  return new NearwireError(Code.Internal, `msgpack encode failed: ${(cause as Error).message}`, {
-    cause,
-    reason: "encode-failed",
-  });
+  return new NearwireError(
+    Code.Internal,
+    `msgpack encode failed: ${(cause as Error)?.message ?? String(cause)}`,
+    {
+      cause,
+      reason: "encode-failed",
+    },
+  );
 }

@@ -177,7 +177,7 @@ export function createProtobufCodec(
       writer = new protobuf.Writer();
       throw new NearwireError(
         Code.Internal,
-        `protobuf encode failed: ${(cause as Error).message}`,
+        `protobuf encode failed: ${(cause as Error)?.message ?? String(cause)}`,
         {
           cause,
           reason: "encode-failed",
@@ -220,7 +220,7 @@ export function createProtobufCodec(
         } catch (cause) {
           throw new NearwireError(
             Code.InvalidArgument,
-            `protobuf decode of ${name} failed (${bytes.byteLength} B): ${(cause as Error).message}`,
+            `protobuf decode of ${name} failed (${bytes.byteLength} B): ${(cause as Error)?.message ?? String(cause)}`,
             { cause, reason: "decode-failed" },
           );
         } finally {

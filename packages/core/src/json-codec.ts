@@ -2,7 +2,7 @@
 import { isUtf8 } from "node:buffer";
 import { Code } from "./code.js";
 import type { Codec, MessageCodec } from "./codec.js";
-import { NearwireError } from "./nearwire-error.js";
+import { messageOf, NearwireError } from "./nearwire-error.js";
 
 const encoder = new TextEncoder();
 
@@ -25,7 +25,7 @@ const jsonMessageCodec: MessageCodec<unknown> = {
         hasBytes(value, 0) ? JSON.stringify(value, replacer) : JSON.stringify(value),
       );
     } catch (cause) {
-      throw new NearwireError(Code.Internal, `json encode failed: ${(cause as Error).message}`, {
+      throw new NearwireError(Code.Internal, `json encode failed: ${messageOf(cause)}`, {
         cause,
         reason: "encode-failed",
       });
@@ -39,7 +39,7 @@ const jsonMessageCodec: MessageCodec<unknown> = {
     } catch (cause) {
       throw new NearwireError(
         Code.InvalidArgument,
-        `json decode failed (${bytes.byteLength} B): ${(cause as Error).message}`,
+        `json decode failed (${bytes.byteLength} B): ${messageOf(cause)}`,
         { cause, reason: "decode-failed" },
       );
     }

@@ -187,3 +187,12 @@ function errnoCode(errno: string): { code: Code; reason?: ErrorReason } | undefi
       return undefined;
   }
 }
+
+/**
+ * The message of anything thrown: an Error's `message`, else its string form (code may throw
+ * strings, `undefined` or objects, and a message built from `(cause as Error).message` would read
+ * "undefined" or throw a TypeError of its own).
+ */
+export function messageOf(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause);
+}

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { MessageCodec } from "../src/codec.js";
-import { decodeChecked } from "../src/rpc/bound-method.js";
+import { Code, jsonCodec, messageType, NearwireError } from "../src/index.js";
+import { decodeChecked, encodeChecked } from "../src/rpc/bound-method.js";
 
 /** A pass-through codec (the value is a view of its input), with or without decodeRange. */
 function viewCodec(withRange: boolean): MessageCodec<Uint8Array> & { calls: string[] } {
@@ -61,4 +62,69 @@ test("decodeChecked: a message over maxBytes is RESOURCE_EXHAUSTED before any de
   assert.deepEqual(codec.calls, []);
   const fits = decodeChecked(codec, new Uint8Array(103), 4, 103, true, 99, "request") as Uint8Array;
   assert.equal(fits.byteLength, 99);
+});
+
+test("decodeChecked / encodeChecked: a codec that throws something other than an Error still gives the typed error, naming what it threw", () => {
+  for (const [thrown, text] of [
+    [undefined, "undefined"],
+    [null, "null"],
+    ["a string", "a string"],
+    [42, "42"],
+    [new RangeError("out of range"), "out of range"],
+  ] as const) {
+    const codec: MessageCodec<unknown> = {
+      decodesInPlace: false,
+      encode() {
+        throw thrown;
+      },
+      decode() {
+        throw thrown;
+      },
+    };
+    const frame = new Uint8Array([1, 2, 3, 4]);
+    assert.throws(
+      () => decodeChecked(codec, frame, 0, 4, false, 1 << 20, "request"),
+      (err: NearwireError) => {
+        assert.ok(err instanceof NearwireError, text);
+        assert.equal(err.code, Code.InvalidArgument, text);
+        assert.equal(err.reason, "decode-failed");
+        assert.equal(err.message, `request decode failed: ${text}`);
+        return true;
+      },
+    );
+    assert.throws(
+      () => encodeChecked(codec, { n: 1 }, 1 << 20, "response"),
+      (err: NearwireError) => {
+        assert.ok(err instanceof NearwireError, text);
+        assert.equal(err.code, Code.Internal, text);
+        assert.equal(err.reason, "encode-failed");
+        assert.equal(err.message, `response encode failed: ${text}`);
+        return true;
+      },
+    );
+  }
+});
+
+test("jsonCodec: a value whose toJSON throws something other than an Error fails INTERNAL encode-failed, naming it", () => {
+  for (const [thrown, text] of [
+    [undefined, "undefined"],
+    ["nope", "nope"],
+  ] as const) {
+    const codec = jsonCodec.forType(messageType<unknown>("test.Any"));
+    assert.throws(
+      () =>
+        codec.encode({
+          toJSON() {
+            throw thrown;
+          },
+        }),
+      (err: NearwireError) => {
+        assert.ok(err instanceof NearwireError, text);
+        assert.equal(err.code, Code.Internal);
+        assert.equal(err.reason, "encode-failed");
+        assert.equal(err.message, `json encode failed: ${text}`);
+        return true;
+      },
+    );
+  }
 });

@@ -63,8 +63,12 @@ export const addonPath: string = locateAddon();
 export function nativeError(cause: unknown, what: string, opening = false): NearwireError {
   const errno = (cause as NodeJS.ErrnoException).code;
   if (!opening && (errno === "ENOENT" || errno === "ESRCH"))
-    return new NearwireError(Code.FailedPrecondition, `${what}: ${(cause as Error).message}`, {
-      cause,
-    });
+    return new NearwireError(
+      Code.FailedPrecondition,
+      `${what}: ${(cause as Error)?.message ?? String(cause)}`,
+      {
+        cause,
+      },
+    );
   return NearwireError.from(cause, Code.Internal, what);
 }

@@ -3,7 +3,7 @@
  */
 import { Code } from "../code.js";
 import type { Codec, MessageCodec } from "../codec.js";
-import { NearwireError } from "../nearwire-error.js";
+import { messageOf, NearwireError } from "../nearwire-error.js";
 import { type MethodKind, methodPath, type ServiceDefinition } from "../service.js";
 import type { ServedMethod } from "./method-table.js";
 
@@ -79,7 +79,7 @@ export function encodeChecked(
     bytes = codec.encode(value);
   } catch (cause) {
     if (cause instanceof NearwireError) throw cause;
-    throw new NearwireError(Code.Internal, `${what} encode failed: ${(cause as Error).message}`, {
+    throw new NearwireError(Code.Internal, `${what} encode failed: ${messageOf(cause)}`, {
       cause,
       reason: "encode-failed",
     });
@@ -137,14 +137,10 @@ export function decodeChecked(
     );
   } catch (cause) {
     if (cause instanceof NearwireError) throw cause;
-    throw new NearwireError(
-      Code.InvalidArgument,
-      `${what} decode failed: ${(cause as Error).message}`,
-      {
-        cause,
-        reason: "decode-failed",
-      },
-    );
+    throw new NearwireError(Code.InvalidArgument, `${what} decode failed: ${messageOf(cause)}`, {
+      cause,
+      reason: "decode-failed",
+    });
   }
 }
 
