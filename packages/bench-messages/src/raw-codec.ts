@@ -133,6 +133,10 @@ class RawReader {
   viewOf: Uint8Array = EMPTY;
   /** `viewOf.byteOffset`: view offsets are `base + pos`. */
   base = 0;
+  /** The input {@link bin} last made a view of, its ArrayBuffer and byte offset. */
+  binOf: Uint8Array = EMPTY;
+  binBuffer: ArrayBufferLike = EMPTY.buffer;
+  binBase = 0;
   /** Where the message starts and ends in `bytes`; `pos` runs from `start` to `limit`. */
   start = 0;
   limit = 0;
@@ -205,10 +209,22 @@ class RawReader {
     }
     return utf8(bytes, start, start + n, this.start);
   }
+  /**
+   * The next length-prefixed bytes: a view of the input, no copy. The view is made from the
+   * input's ArrayBuffer, read once per input: the messages of a BATCH frame are decoded from one
+   * input, and `subarray`, which reads `buffer` again on every call, costs about twice as much
+   * (32 against 19 ns a view here).
+   */
   bin(): Uint8Array {
     const n = this.u32();
     this.need(n);
-    const b = this.bytes.subarray(this.pos, this.pos + n);
+    const bytes = this.bytes;
+    if (this.binOf !== bytes) {
+      this.binOf = bytes;
+      this.binBuffer = bytes.buffer;
+      this.binBase = bytes.byteOffset;
+    }
+    const b = new Uint8Array(this.binBuffer, this.binBase + this.pos, n);
     this.pos += n;
     return b;
   }
