@@ -43,6 +43,13 @@ export interface ChannelSuiteOptions {
   supports: ChannelSupports;
   /** Sequence frames each way in the ordering test. Default 100,000. */
   frames?: number;
+  /**
+   * Makes a fresh pair whose connecting end (`remote`) and accepting end (`local`) were set up
+   * with these `batches` options. When given, the suite checks the BATCH negotiation (PROTOCOL.md
+   * §4.1, §6.1): each end takes BATCH frames only if it announced them, and sends them only if
+   * the other end did too. Absent: those tests are shown as skipped.
+   */
+  batchesFactory?: (batches: { connector: boolean; listener: boolean }) => Promise<ChannelPair>;
 }
 
 /** Application frame types the suite sends (0x80–0xFF are free for channel-layer users). */
@@ -146,6 +153,20 @@ function assertError(
   if (reason !== undefined) assert.equal(err.reason, reason, `${what}: reason`);
 }
 
+/** Runs `fn` on a fresh pair from `make`, then closes both ends and disposes of the pair. */
+async function withPair(
+  make: () => Promise<ChannelPair>,
+  fn: (pair: ChannelPair) => Promise<void>,
+): Promise<void> {
+  const pair = await make();
+  try {
+    await fn(pair);
+  } finally {
+    await Promise.allSettled([pair.local.close(), pair.remote.close()]);
+    await pair.dispose?.();
+  }
+}
+
 /**
  * Registers the channel suite for one Channel implementation with `node:test`; call it at the
  * top level of a test file. Each test gets a fresh pair from `factory` and closes both ends.
@@ -175,18 +196,36 @@ export function channelSuite(options: ChannelSuiteOptions): void {
   ): void {
     const missing = requires.filter((f) => !supports[f]);
     const skip = missing.length > 0 ? `channel does not support ${missing.join(", ")}` : false;
-    it(name, { timeout: TEST_TIMEOUT_MS, skip }, async () => {
-      const pair = await options.factory();
-      try {
-        await fn(pair);
-      } finally {
-        await Promise.allSettled([pair.local.close(), pair.remote.close()]);
-        await pair.dispose?.();
-      }
-    });
+    it(name, { timeout: TEST_TIMEOUT_MS, skip }, () => withPair(options.factory, fn));
   }
 
   describe(`channel suite: ${options.name}`, () => {
+    const { batchesFactory } = options;
+    for (const [connector, listener] of [
+      [true, true],
+      [true, false],
+      [false, true],
+      [false, false],
+    ] as const) {
+      it(
+        `BATCH negotiation: connector batches ${connector}, listener batches ${listener}`,
+        {
+          timeout: TEST_TIMEOUT_MS,
+          skip: batchesFactory === undefined ? "no batchesFactory" : false,
+        },
+        () =>
+          withPair(
+            () => (batchesFactory as NonNullable<typeof batchesFactory>)({ connector, listener }),
+            async ({ local, remote }) => {
+              assert.equal(remote.acceptsBatches, connector, "connector takes");
+              assert.equal(remote.peerAcceptsBatches, connector && listener, "connector sends");
+              assert.equal(local.peerAcceptsBatches, connector, "listener sends");
+              assert.equal(local.acceptsBatches, connector && listener, "listener takes");
+            },
+          ),
+      );
+    }
+
     test("a new pair is open and describes itself", async ({ local, remote }) => {
       for (const ch of [local, remote]) {
         assert.equal(ch.closed, false);

@@ -13,7 +13,11 @@ import { leakCheckedTempDir } from "./fixtures/helpers.js";
 const tmp = leakCheckedTempDir("nw-shm-ch-");
 let n = 0;
 
-async function shmPair(wait: WaitMode, ringBytes?: number) {
+async function shmPair(
+  wait: WaitMode,
+  ringBytes?: number,
+  batches = { connector: false, listener: false },
+) {
   const options = {
     address: tmp.sock(`s${n++}`),
     wait,
@@ -23,8 +27,14 @@ async function shmPair(wait: WaitMode, ringBytes?: number) {
   const accepted = new Promise<Channel>((r) => {
     onLocal = r;
   });
-  const listener = await createShmRingChannelProvider(options).listen(onLocal);
-  const remote = await createShmRingChannelProvider(options).connect();
+  const listener = await createShmRingChannelProvider({
+    ...options,
+    batches: batches.listener,
+  }).listen(onLocal);
+  const remote = await createShmRingChannelProvider({
+    ...options,
+    batches: batches.connector,
+  }).connect();
   return {
     local: await accepted,
     remote,
@@ -38,6 +48,7 @@ for (const wait of ["adaptive", "spin", "park"] as const) {
   channelSuite({
     name: `shm-ring (${wait})`,
     factory: () => shmPair(wait),
+    batchesFactory: (batches) => shmPair(wait, undefined, batches),
     supports: { closeReason: true, peerCrash: true, sendWith: true },
     ...(wait === "adaptive" ? {} : { frames: 10_000 }),
   });

@@ -5,11 +5,12 @@ import { type Channel, Code, NearwireError } from "@nearwire/core";
 import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
 import { createShmRingChannelProvider } from "../src/index.js";
-import { eventually, leakCheckedTempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./fixtures/helpers.js";
 
 /**
- * The handshake's `features` key (PROTOCOL.md §6.1): BATCH is used only when both sides said
- * so, the server answers it only when the client sent it, and a bad value is refused.
+ * The handshake's `features` key (PROTOCOL.md §6.1): the server answers it only when the client
+ * sent it, and a bad value is refused. (BATCH only when both sides said so: the channel suite's
+ * negotiation tests, channel.test.ts.)
  */
 const tmp = leakCheckedTempDir("nw-shm-features-");
 let n = 0;
@@ -39,31 +40,6 @@ async function offerFor(address: string, extra: Record<string, unknown>) {
 }
 
 describe("shm-ring handshake: features (PROTOCOL.md §6.1)", () => {
-  for (const [client, server] of [
-    [true, true],
-    [true, false],
-    [false, true],
-    [false, false],
-  ] as const) {
-    it(`client batches ${client}, server batches ${server}: BATCH only when both said so`, async () => {
-      const srv = await listening(server);
-      const ch = await createShmRingChannelProvider({
-        address: srv.address,
-        batches: client,
-      }).connect();
-      await eventually(() => assert.equal(srv.accepted.length, 1));
-      const accepted = srv.accepted[0] as Channel;
-      // Each side takes BATCH only if it announced it, and sends it only if the other did.
-      assert.equal(ch.acceptsBatches, client, "client takes");
-      assert.equal(ch.peerAcceptsBatches, client && server, "client sends");
-      assert.equal(accepted.peerAcceptsBatches, client, "server sends");
-      assert.equal(accepted.acceptsBatches, client && server, "server takes");
-      await ch.close();
-      await accepted.close();
-      await srv.listener.close();
-    });
-  }
-
   it("a client without features gets an offer without them; one with them gets the server's", async () => {
     const srv = await listening(true);
     const plain = await offerFor(srv.address, {});

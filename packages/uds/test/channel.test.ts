@@ -53,6 +53,25 @@ async function udsPair(address: string): Promise<{
   };
 }
 
+/** Two provider-made ends whose HELLOs announce BATCH as given (PROTOCOL.md §4.1). */
+async function udsBatchesPair(
+  address: string,
+  batches: { connector: boolean; listener: boolean },
+): Promise<{ local: Channel; remote: Channel; dispose(): Promise<void> }> {
+  let onLocal!: (ch: Channel) => void;
+  const accepted = new Promise<Channel>((r) => {
+    onLocal = r;
+  });
+  const listener = await createUdsChannelProvider({ address, batches: batches.listener }).listen(
+    onLocal,
+  );
+  const remote = await createUdsChannelProvider({
+    address: listener.address,
+    batches: batches.connector,
+  }).connect();
+  return { local: await accepted, remote, dispose: () => listener.close() };
+}
+
 for (const [kind, address] of [
   ["path", () => tmp.path(`ch${n++}.sock`)],
   ["abstract", abstractName],
@@ -61,6 +80,7 @@ for (const [kind, address] of [
   channelSuite({
     name: `uds (${kind})`,
     factory: () => udsPair(address()),
+    batchesFactory: (batches) => udsBatchesPair(address(), batches),
     supports: { closeReason: true, peerCrash: true, sendWith: true },
   });
 }

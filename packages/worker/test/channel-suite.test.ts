@@ -5,14 +5,22 @@ import { createWorkerChannelProvider, type WaitMode } from "../src/index.js";
 
 // The Channel contract (@nearwire/conformance channelSuite) in each wait mode, both ends on this
 // thread over a MessageChannel (as two workers would hold it); channel.test.ts goes across threads.
-async function workerPair(wait: WaitMode) {
+async function workerPair(wait: WaitMode, batches = { connector: false, listener: false }) {
   const { port1, port2 } = new MessageChannel();
   let onLocal!: (ch: Channel) => void;
   const accepted = new Promise<Channel>((r) => {
     onLocal = r;
   });
-  const listener = await createWorkerChannelProvider({ port: port1, wait }).listen(onLocal);
-  const remote = await createWorkerChannelProvider({ port: port2, wait }).connect();
+  const listener = await createWorkerChannelProvider({
+    port: port1,
+    wait,
+    batches: batches.listener,
+  }).listen(onLocal);
+  const remote = await createWorkerChannelProvider({
+    port: port2,
+    wait,
+    batches: batches.connector,
+  }).connect();
   return {
     local: await accepted,
     remote,
@@ -29,6 +37,7 @@ for (const wait of ["adaptive", "spin", "park"] as const) {
   channelSuite({
     name: `worker (${wait})`,
     factory: () => workerPair(wait),
+    batchesFactory: (batches) => workerPair(wait, batches),
     supports: { closeReason: true, peerCrash: true, sendWith: true },
     ...(wait === "adaptive" ? {} : { frames: 10_000 }),
   });
