@@ -16,6 +16,11 @@ export interface Peer {
   readonly gid?: number;
   /** Process id of the peer (Unix sockets; as seen in this process's pid namespace). */
   readonly pid?: number;
+  /**
+   * TLS (grpc-uds with client certificates): the subject of the peer's verified certificate,
+   * `CN=alice, O=acme`. Absent without TLS or when the peer presented no certificate.
+   */
+  readonly subject?: string;
 }
 
 /**

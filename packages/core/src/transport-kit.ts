@@ -10,7 +10,8 @@
  *   argument check every `Channel.send` runs (UNAVAILABLE `peer-closed` when closed,
  *   INVALID_ARGUMENT `unknown-frame-type` outside 0x10–0xFF, RESOURCE_EXHAUSTED
  *   `frame-too-large` over `maxPayloadBytes`).
- * - `isErrorReason(value)`: whether a reason read off the wire is one of `ErrorReason`.
+ * - `isErrorReason(value)`: whether a reason read off the wire is one of `ErrorReason`;
+ *   `messageOf(thrown)`: the message of anything thrown (an Error's, or its string form).
  * - `bindService`, `bindHandlers`, `BoundMethod`, `ServedMethod`: a service definition bound to a
  *   codec (client side) and to handlers (server side).
  * - `timeoutError(timeoutMs)`: the DEADLINE_EXCEEDED error every client gives.
@@ -18,16 +19,21 @@
  *   trailer (codec mismatch named: reason `codec-mismatch`), as every client reports it.
  * - `memoryChannelPair(options)`: two connected in-process Channels (tests of channel code).
  * - `loadAddon(path, pkg)`: loads a native addon or throws FAILED_PRECONDITION `not-built`.
+ * - `InboundStream`: the receiving end of a streamed call as an async iterable, with a callback
+ *   per message taken (flow-control credit); `DeadlineTimer`: a call's deadline timer for any
+ *   u32 number of ms. grpc-uds builds its calls from both.
  */
 export { checkSend, isSendableType } from "./check-send.js";
 export { guardListen } from "./guard-listen.js";
 export { loadAddon } from "./load-addon.js";
 export type { MemoryChannelOptions } from "./memory/memory-channel.js";
 export { memoryChannelPair } from "./memory/memory-channel.js";
-export { isErrorReason } from "./nearwire-error.js";
+export { isErrorReason, messageOf } from "./nearwire-error.js";
 export type { BoundMethod } from "./rpc/bound-method.js";
 export { bindHandlers, bindService } from "./rpc/bound-method.js";
 export { timeoutError } from "./rpc/client-session.js";
+export { DeadlineTimer } from "./rpc/deadline-timer.js";
+export { InboundStream } from "./rpc/inbound-stream.js";
 export type { ServedMethod } from "./rpc/method-table.js";
 export { RpcServer } from "./rpc/rpc-server.js";
 export { withServerCodec } from "./rpc/server-codec.js";

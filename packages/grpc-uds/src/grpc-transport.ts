@@ -1,4 +1,4 @@
-import type { ChannelOptions } from "@grpc/grpc-js";
+import net from "node:net";
 import type { ClientConnection, PeerAuthorizationOptions, Server, Transport } from "@nearwire/core";
 import { guardListen } from "@nearwire/core/transport-kit";
 import {
@@ -8,14 +8,16 @@ import {
   parseAddress,
   probeListener,
 } from "@nearwire/socket";
-import { GrpcClientConnection } from "./grpc-client-connection.js";
-import { GrpcServer } from "./grpc-server.js";
+import { GrpcClientConnection } from "./client/grpc-client-connection.js";
 import { grpcTarget } from "./grpc-target.js";
+import type { SessionLimits } from "./http2/http2-session.js";
+import { GrpcServer } from "./server/grpc-server.js";
+import { type GrpcTlsOptions, tlsConnect, tlsServerSetup } from "./tls-options.js";
 
 /**
  * Options of {@link createGrpcTransport}. `allowUids` / `authorize` (server) run on accept,
- * before the connection is handed to grpc-js: a refused peer is closed before HTTP/2 starts, so
- * its client sees UNAVAILABLE (no status can reach it), and handlers' `ctx.peer` has no uid.
+ * before HTTP/2 starts: a refused peer is closed, so its client sees UNAVAILABLE (no status can
+ * reach it).
  */
 export interface GrpcTransportOptions extends PeerAuthorizationOptions {
   /**
@@ -28,8 +30,7 @@ export interface GrpcTransportOptions extends PeerAuthorizationOptions {
   address: string;
   /**
    * Largest message either side sends or accepts, in bytes (the codec's output, without gRPC's
-   * 5-byte prefix): grpc-js `grpc.max_send_message_length` and `grpc.max_receive_message_length`
-   * on both server and client. Over it the call fails with RESOURCE_EXHAUSTED and the
+   * 5-byte prefix; after decompression). Over it the call fails with RESOURCE_EXHAUSTED and the
    * connection stays usable. Default 4 MiB (4194304), gRPC's default receive limit.
    */
   maxMessageBytes?: number;
@@ -38,46 +39,55 @@ export interface GrpcTransportOptions extends PeerAuthorizationOptions {
    * directory, then linked into place). Default 0o600 (owner only).
    */
   socketMode?: number;
-  /** How long `connect()` waits for the HTTP/2 connection to be ready, in ms. Default 5000. */
+  /** How long `connect()` waits for the connection and the server's SETTINGS, ms. Default 5000. */
   connectTimeoutMs?: number;
   /**
-   * Extra grpc-js channel options for server and client (keepalive, flow-control windows, ...);
-   * they override the ones this transport sets.
+   * Server: how long a new connection may take to complete its HTTP/2 preface and first
+   * SETTINGS (and TLS handshake) before it is closed, ms. Default 10000.
    */
-  grpcOptions?: ChannelOptions;
+  handshakeTimeoutMs?: number;
   /**
-   * Serve gRPC server reflection (`grpc.reflection.v1` and `v1alpha` `ServerReflection`, through
-   * `@grpc/reflection`) for the services whose codec has `fileDescriptorProtos()` (the protobuf
-   * codec built from a reflection root), so `grpcurl -plaintext -unix` can list and describe
-   * them. Default false.
+   * Serve gRPC server reflection (`grpc.reflection.v1` and `v1alpha` `ServerReflection`), so
+   * `grpcurl` can list every service and describe those whose codec has
+   * `fileDescriptorProtos()` (the protobuf codec built from a reflection root) and the health
+   * and reflection services themselves. Default false.
    */
   reflection?: boolean;
+  /** TLS or mutual TLS (ALPN `h2`); see {@link GrpcTlsOptions}. Default: none (plaintext). */
+  tls?: GrpcTlsOptions;
+  /**
+   * Server: streams one client connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS);
+   * a client queues calls beyond its server's limit. Default 1000.
+   */
+  maxConcurrentStreams?: number;
+  /** Each side's HTTP/2 stream receive window, bytes. Default 1 MiB. */
+  streamWindowBytes?: number;
+  /** Largest request or response header list accepted, bytes (RFC 9113 size). Default 64 KiB. */
+  maxHeaderListBytes?: number;
+  /**
+   * Send an HTTP/2 PING after this long without a frame from the peer, and close the connection
+   * when it is not answered within `keepaliveTimeoutMs` (default 20000), ms. Default 0 (off).
+   */
+  keepaliveMs?: number;
+  keepaliveTimeoutMs?: number;
+  /** Client: compress request messages with gzip (`grpc-encoding: gzip`). Default identity. */
+  compression?: "identity" | "gzip";
 }
 
 /** Default of {@link GrpcTransportOptions.maxMessageBytes}: 4 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
+/** A streaming call waits while more than this is queued for the socket, bytes. */
+const HIGH_WATER_MARK_BYTES = 256 * 1024;
+
 /**
  * A nearwire Transport that serves and calls services as real gRPC methods
- * (`/package.Service/Method`) with `@grpc/grpc-js`, over a Unix socket or TCP. The codec bound
- * to each service is gRPC's serializer, so a stock gRPC client in any language can call a
- * service that uses the protobuf codec.
+ * (`/package.Service/Method`) over HTTP/2 on a Unix socket or TCP, with nearwire's own HTTP/2
+ * engine. The codec bound to each service is gRPC's serializer, so a stock gRPC client or
+ * server in any language is the other side of a service that uses the protobuf codec.
  */
 export function createGrpcTransport(options: GrpcTransportOptions): Transport {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const common: ChannelOptions = {
-    "grpc.max_send_message_length": maxMessageBytes,
-    "grpc.max_receive_message_length": maxMessageBytes,
-  };
-  const serverOptions: ChannelOptions = { ...common, ...options.grpcOptions };
-  const clientOptions: ChannelOptions = {
-    ...common,
-    // One HTTP/2 connection per ClientConnection, as on uds, instead of grpc-js's shared pool.
-    "grpc.use_local_subchannel_pool": 1,
-    // Never go idle on its own: leaving READY means the connection was lost.
-    "grpc.client_idle_timeout_ms": 2 ** 31 - 1,
-    ...options.grpcOptions,
-  };
   const socketMode = options.socketMode ?? DEFAULT_SOCKET_MODE;
   if (options.allowUids !== undefined || options.authorize !== undefined) {
     checkPeerAuthorization(parseAddress(options.address), options);
@@ -87,21 +97,35 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
     ...(options.authorize === undefined ? {} : { authorize: options.authorize }),
   };
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const limits: SessionLimits = {
+    maxConcurrentStreams: options.maxConcurrentStreams ?? 1000,
+    streamWindowBytes: options.streamWindowBytes ?? 1024 * 1024,
+    connectionWindowBytes: 16 * 1024 * 1024,
+    maxFrameBytes: 64 * 1024,
+    maxHeaderListBytes: options.maxHeaderListBytes ?? 64 * 1024,
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 10_000,
+    keepaliveMs: options.keepaliveMs ?? 0,
+    keepaliveTimeoutMs: options.keepaliveTimeoutMs ?? 20_000,
+  };
+  const tls = options.tls;
   let lastBound: string | undefined;
   return {
     name: "grpc-uds",
     createServer(): Server {
       return guardListen(
-        new GrpcServer(
-          options.address,
+        new GrpcServer({
+          address: options.address,
           socketMode,
-          serverOptions,
-          (address) => {
+          maxMessageBytes,
+          limits,
+          highWaterMarkBytes: HIGH_WATER_MARK_BYTES,
+          reflection: options.reflection === true,
+          peers,
+          tls: tls === undefined ? undefined : tlsServerSetup(tls),
+          onBound: (address) => {
             lastBound = address;
           },
-          options.reflection === true,
-          peers,
-        ),
+        }),
       );
     },
     async connect(): Promise<ClientConnection> {
@@ -109,15 +133,39 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
       if (address.kind === "tcp" && address.port === 0 && lastBound !== undefined) {
         address = parseAddress(lastBound);
       }
+      const where =
+        address.kind === "tcp"
+          ? { host: address.host, port: address.port }
+          : { path: netPath(address) };
       const probed = address;
-      return GrpcClientConnection.open(grpcTarget(address), clientOptions, connectTimeoutMs, () =>
-        probeListener(
-          probed.kind === "tcp"
-            ? { host: probed.host, port: probed.port }
-            : { path: netPath(probed) },
-          probed.address,
-        ),
-      );
+      const host = address.kind === "tcp" ? address.host : "localhost";
+      return GrpcClientConnection.open({
+        connectSocket: () =>
+          tls === undefined ? plainConnect(where) : tlsConnect(tls, where, host),
+        limits,
+        maxMessageBytes,
+        highWaterMarkBytes: HIGH_WATER_MARK_BYTES,
+        scheme: tls === undefined ? "http" : "https",
+        authority: address.kind === "tcp" ? grpcTarget(address) : "localhost",
+        sendEncoding: options.compression ?? "identity",
+        connectTimeoutMs,
+        target: address.address,
+        probe: () => probeListener(where, probed.address),
+      });
     },
   };
+}
+
+function plainConnect(
+  where: { host: string; port: number } | { path: string },
+): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(where);
+    socket.once("error", reject);
+    socket.once("connect", () => {
+      socket.off("error", reject);
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+  });
 }

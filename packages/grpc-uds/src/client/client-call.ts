@@ -1,0 +1,476 @@
+/**
+ * ClientCall: one gRPC call from the client's side on an HTTP/2 stream — the request HEADERS
+ * and messages out, the response headers, messages and trailers in, and its end.
+ *
+ * {@link ClientCall.settle} is the one place a call ends (status, reset, deadline, signal,
+ * lost connection, local failure); later ends do nothing.
+ */
+import {
+  type CallOptions,
+  Code,
+  type Metadata,
+  NearwireError,
+  type NearwireErrorOptions,
+} from "@nearwire/core";
+import {
+  type BoundMethod,
+  DeadlineTimer,
+  type InboundStream,
+  isErrorReason,
+  messageOf,
+  withServerCodec,
+} from "@nearwire/core/transport-kit";
+import { decompress, type Encoding, encodingOf } from "../grpc/compression.js";
+import { appendMetadata, metadataOf, REASON_TRAILER } from "../grpc/grpc-metadata.js";
+import { codeOfH2Error, codeOfHttpStatus, percentDecode } from "../grpc/grpc-status.js";
+import { encodeGrpcTimeout } from "../grpc/grpc-timeout.js";
+import { MESSAGE_PREFIX_BYTES, MessageReader } from "../grpc/message-reader.js";
+import { sendMessageBytes } from "../grpc/send-message.js";
+import { H2Code, writeU32 } from "../http2/frame.js";
+import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
+import { fieldValue } from "../http2/header-checks.js";
+import type { Http2Session } from "../http2/http2-session.js";
+
+/** What a call needs from its connection. */
+export interface CallSite {
+  /** The session, or the error new calls fail with once the connection is gone. */
+  readonly session: Http2Session | NearwireError;
+  readonly maxMessageBytes: number;
+  readonly highWaterMarkBytes: number;
+  /** `:scheme` and `:authority` of every request. */
+  readonly scheme: string;
+  readonly authority: string;
+  /** Compression of request messages. */
+  readonly sendEncoding: Encoding;
+  /** Starts `call` now or once the server's stream limit lets it. */
+  schedule(call: ClientCall): void;
+  /** The call ended (it was counted by {@link schedule}). */
+  ended(call: ClientCall): void;
+  /** Why a stream was cut when the connection went away (set once it has). */
+  readonly lostError: NearwireError | undefined;
+}
+
+const USER_AGENT = "nearwire-grpc/0.1";
+
+/** How the call's response is delivered: one value (unary, client stream) or a stream. */
+type Sink =
+  | { kind: "one"; resolve: (value: unknown) => void; reject: (err: NearwireError) => void }
+  | { kind: "stream"; inbound: InboundStream<unknown> };
+
+export class ClientCall implements StreamListener {
+  readonly #site: CallSite;
+  readonly #bound: BoundMethod;
+  readonly #sink: Sink;
+  readonly #fields: string[];
+  readonly #reader: MessageReader;
+  readonly #timeoutMs: number | undefined;
+  #stream: H2Stream | undefined;
+  #done = false;
+  #deadline: DeadlineTimer | undefined;
+  #signal: AbortSignal | undefined;
+  #onAbort: (() => void) | undefined;
+  /** Unary request message, or the request stream. */
+  #request: unknown;
+  #requests: AsyncIterable<unknown> | Iterable<unknown> | undefined;
+  #response: unknown;
+  #responses = 0;
+  #encoding: Encoding = "identity";
+  #headers: string[] | undefined;
+  #writable: (() => void) | undefined;
+  /** Bytes received for the response stream and not yet credited back (see {@link #credit}). */
+  #owed = 0;
+
+  constructor(site: CallSite, bound: BoundMethod, options: CallOptions | undefined, sink: Sink) {
+    this.#site = site;
+    this.#bound = bound;
+    this.#sink = sink;
+    this.#reader = new MessageReader(site.maxMessageBytes, "response");
+    const timeoutMs = options?.timeoutMs;
+    this.#timeoutMs = timeoutMs;
+    const fields = [
+      ":method",
+      "POST",
+      ":scheme",
+      site.scheme,
+      ":path",
+      bound.path,
+      ":authority",
+      site.authority,
+      "content-type",
+      "application/grpc",
+      "te",
+      "trailers",
+      "user-agent",
+      USER_AGENT,
+      "grpc-accept-encoding",
+      "identity,gzip",
+    ];
+    if (site.sendEncoding !== "identity") fields.push("grpc-encoding", site.sendEncoding);
+    if (timeoutMs !== undefined)
+      fields.push("grpc-timeout", encodeGrpcTimeout(Math.min(timeoutMs, 0xffffffff)));
+    if (options?.metadata !== undefined) appendMetadata(fields, options.metadata);
+    this.#fields = fields;
+    if (sink.kind === "stream") {
+      sink.inbound.bind(
+        () => this.#credit(),
+        () =>
+          this.cancel(new NearwireError(Code.Canceled, "response stream abandoned by the caller")),
+      );
+    }
+    if (timeoutMs !== undefined) {
+      this.#deadline = new DeadlineTimer(Math.min(Math.ceil(timeoutMs), 0xffffffff), () =>
+        this.cancel(
+          new NearwireError(Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
+        ),
+      );
+    }
+    const signal = options?.signal;
+    if (signal !== undefined) {
+      this.#signal = signal;
+      this.#onAbort = () =>
+        this.cancel(
+          new NearwireError(Code.Canceled, "call aborted by the caller", { cause: signal.reason }),
+        );
+      signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+  }
+
+  /** Sends one request with END_STREAM (unary, server streaming) once the stream opens. */
+  startUnary(request: unknown): void {
+    this.#request = request;
+    this.#site.schedule(this);
+  }
+
+  /** Streams `requests` (client streaming, bidi) once the stream opens. */
+  startStreaming(requests: AsyncIterable<unknown> | Iterable<unknown>): void {
+    this.#requests = requests;
+    this.#site.schedule(this);
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** The stream is open: send the request (called by the connection). */
+  open(session: Http2Session): void {
+    if (this.#done) return;
+    const stream = session.openStream(this);
+    this.#stream = stream;
+    const requests = this.#requests;
+    if (requests === undefined) {
+      session.sendHeaders(stream, this.#fields, false);
+      const request = this.#request;
+      this.#request = undefined;
+      try {
+        this.#sendMessage(session, stream, request, true);
+      } catch (err) {
+        this.cancel(NearwireError.from(err, Code.Internal));
+      }
+      return;
+    }
+    this.#requests = undefined;
+    session.sendHeaders(stream, this.#fields, false);
+    void this.#writeAll(session, stream, requests);
+  }
+
+  #sendMessage(session: Http2Session, stream: H2Stream, value: unknown, endStream: boolean): void {
+    const codec = this.#bound.input;
+    const max = this.#site.maxMessageBytes;
+    if (codec.encodeIntoRange !== undefined && this.#site.sendEncoding === "identity") {
+      const n = session.trySendDataWith(stream, endStream, (dest, start, end) => {
+        const m = (codec.encodeIntoRange as NonNullable<typeof codec.encodeIntoRange>)(
+          value,
+          dest,
+          start + MESSAGE_PREFIX_BYTES,
+          end,
+        );
+        if (m < 0 || m > max) return -1;
+        dest[start] = 0;
+        writeU32(dest, start + 1, m);
+        return m + MESSAGE_PREFIX_BYTES;
+      });
+      if (n >= 0) return;
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = codec.encode(value);
+    } catch (cause) {
+      if (cause instanceof NearwireError) throw cause;
+      throw new NearwireError(Code.Internal, `request encode failed: ${messageOf(cause)}`, {
+        cause,
+        reason: "encode-failed",
+      });
+    }
+    if (bytes.byteLength > max)
+      throw new NearwireError(
+        Code.ResourceExhausted,
+        `request ${bytes.byteLength} B > maxMessageBytes ${max}`,
+        {
+          reason: "message-too-large",
+        },
+      );
+    sendMessageBytes(session, stream, bytes, this.#site.sendEncoding);
+    if (endStream) session.sendData(stream, EMPTY, 0, 0, true);
+  }
+
+  async #writeAll(
+    session: Http2Session,
+    stream: H2Stream,
+    requests: AsyncIterable<unknown> | Iterable<unknown>,
+  ): Promise<void> {
+    try {
+      for await (const request of requests) {
+        if (this.#done || stream.localEnded) return;
+        this.#sendMessage(session, stream, request, false);
+        if (
+          stream.pending !== undefined ||
+          session.writer.queuedBytes >= this.#site.highWaterMarkBytes
+        )
+          await this.#whenWritable(session, stream);
+      }
+      if (!this.#done && !stream.localEnded) session.sendData(stream, EMPTY, 0, 0, true);
+    } catch (err) {
+      if (this.#done) return;
+      const e = NearwireError.from(err, Code.Canceled);
+      this.cancel(
+        e.reason === "message-too-large" || e.reason === "encode-failed"
+          ? e
+          : new NearwireError(e.code, `request stream failed: ${e.message}`, { cause: err }),
+      );
+    }
+  }
+
+  async #whenWritable(session: Http2Session, stream: H2Stream): Promise<void> {
+    while (!this.#done) {
+      if (stream.pending !== undefined) {
+        await new Promise<void>((resolve) => {
+          this.#writable = resolve;
+        });
+        continue;
+      }
+      if (session.writer.queuedBytes < this.#site.highWaterMarkBytes) return;
+      await session.writer.drained(this.#site.highWaterMarkBytes);
+    }
+  }
+
+  // --- StreamListener ----------------------------------------------------------------------
+
+  onHeaders(_stream: H2Stream, fields: string[], endStream: boolean): void {
+    if (this.#done) return;
+    if (this.#headers === undefined) {
+      this.#headers = fields;
+      const status = fieldValue(fields, ":status");
+      if (status !== "200") {
+        // Not a gRPC response (a proxy or an HTTP server): its HTTP status says what happened.
+        const s = Number(status);
+        const grpcStatus = fieldValue(fields, "grpc-status");
+        if (grpcStatus === undefined || !endStream) {
+          this.#fail(
+            new NearwireError(
+              codeOfHttpStatus(s),
+              `HTTP status ${status} from the server (not gRPC)`,
+            ),
+          );
+          return;
+        }
+      }
+      const contentType = fieldValue(fields, "content-type");
+      if (
+        !endStream &&
+        (contentType === undefined || !contentType.startsWith("application/grpc"))
+      ) {
+        this.#fail(
+          new NearwireError(Code.Unknown, `response content-type ${contentType} is not gRPC`),
+        );
+        return;
+      }
+      const encoding = encodingOf(fieldValue(fields, "grpc-encoding"));
+      if (encoding === undefined) {
+        this.#fail(
+          new NearwireError(
+            Code.Internal,
+            `response grpc-encoding ${fieldValue(fields, "grpc-encoding")} is not supported`,
+          ),
+        );
+        return;
+      }
+      this.#encoding = encoding;
+      if (!endStream) return;
+    }
+    if (this.#reader.partial) {
+      this.#fail(new NearwireError(Code.Internal, "response ended inside a message"));
+      return;
+    }
+    this.#onStatus(fields);
+  }
+
+  onData(_stream: H2Stream, data: Uint8Array, _endStream: boolean): void {
+    if (this.#done) return;
+    try {
+      this.#reader.push(data, this.#onMessage);
+    } catch (err) {
+      this.cancel(NearwireError.from(err, Code.Internal));
+      return;
+    }
+    this.#owed += data.byteLength;
+    this.#credit();
+  }
+
+  onAbort(_stream: H2Stream, code: number, byPeer: boolean, message: string): void {
+    if (this.#done) return;
+    if (code === -1) {
+      this.#settle(
+        this.#site.lostError ??
+          new NearwireError(Code.Unavailable, "connection to the server was lost", {
+            reason: "peer-closed",
+          }),
+      );
+      return;
+    }
+    if (code === H2Code.REFUSED_STREAM) {
+      this.#settle(
+        new NearwireError(Code.Unavailable, `the server did not process the call: ${message}`),
+      );
+      return;
+    }
+    const why = byPeer ? message : `the server broke the HTTP/2 rules: ${message}`;
+    this.#settle(new NearwireError(codeOfH2Error(code), why));
+  }
+
+  onWritable(): void {
+    const wake = this.#writable;
+    this.#writable = undefined;
+    wake?.();
+  }
+
+  readonly #onMessage = (compressed: boolean, raw: Uint8Array): void => {
+    const bytes = compressed
+      ? decompress(this.#encoding, raw, this.#site.maxMessageBytes, "response")
+      : raw;
+    let value: unknown;
+    try {
+      value = this.#bound.output.decode(bytes);
+    } catch (cause) {
+      throw new NearwireError(Code.Internal, `response decode failed: ${messageOf(cause)}`, {
+        cause,
+        reason: "decode-failed",
+      });
+    }
+    const sink = this.#sink;
+    if (sink.kind === "stream") {
+      sink.inbound.push(value);
+      return;
+    }
+    this.#responses++;
+    if (this.#responses > 1)
+      throw new NearwireError(Code.Internal, `${this.#bound.path} answered more than one message`);
+    this.#response = value;
+  };
+
+  /**
+   * Credits the stream's received bytes back while the caller keeps up (nothing waits in the
+   * inbound stream): a slow consumer stops the server after one window, and a message larger
+   * than the window still arrives whole.
+   */
+  #credit(): void {
+    const stream = this.#stream;
+    const sink = this.#sink;
+    if (
+      this.#owed === 0 ||
+      stream === undefined ||
+      (sink.kind === "stream" && sink.inbound.buffered > 0)
+    )
+      return;
+    const n = this.#owed;
+    this.#owed = 0;
+    this.#session()?.consume(stream, n);
+  }
+
+  #session(): Http2Session | undefined {
+    const s = this.#site.session;
+    return s instanceof NearwireError ? undefined : s;
+  }
+
+  /** The trailers (or a trailers-only response): the call's status. */
+  #onStatus(fields: string[]): void {
+    const statusText = fieldValue(fields, "grpc-status");
+    const code = statusText === undefined ? Number.NaN : Number(statusText);
+    if (code === 0) {
+      const sink = this.#sink;
+      if (sink.kind === "one" && this.#responses !== 1) {
+        this.#settle(
+          new NearwireError(
+            Code.Unimplemented,
+            `${this.#bound.path} answered OK without a message`,
+          ),
+        );
+        return;
+      }
+      this.#settle(undefined);
+      return;
+    }
+    if (!Number.isInteger(code) || code < 0 || code > 16) {
+      this.#settle(new NearwireError(Code.Unknown, `missing or invalid grpc-status ${statusText}`));
+      return;
+    }
+    const reasonText = fieldValue(fields, REASON_TRAILER);
+    const metadata: Metadata = metadataOf(fields);
+    const opts: NearwireErrorOptions = { metadata };
+    const reason = reasonOf(reasonText, code);
+    if (reason !== undefined) opts.reason = reason;
+    const message = percentDecode(fieldValue(fields, "grpc-message") ?? "");
+    this.#settle(
+      withServerCodec(new NearwireError(code as Code, message, opts), this.#bound.codec),
+    );
+  }
+
+  /** The caller gives up (signal, deadline, abandoned stream, local failure): reset and end. */
+  cancel(error: NearwireError): void {
+    if (this.#done) return;
+    const stream = this.#stream;
+    const session = this.#session();
+    if (stream !== undefined && session !== undefined) session.resetStream(stream, H2Code.CANCEL);
+    this.#settle(error);
+  }
+
+  /** A response that breaks gRPC's rules: reset the stream and fail. */
+  #fail(error: NearwireError): void {
+    this.cancel(error);
+  }
+
+  /** The one end of every call. */
+  #settle(error: NearwireError | undefined): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#deadline?.clear();
+    if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#writable?.();
+    this.#site.ended(this);
+    const sink = this.#sink;
+    if (sink.kind === "one") {
+      if (error === undefined) sink.resolve(this.#response);
+      else sink.reject(error);
+    } else if (error === undefined) sink.inbound.end();
+    else sink.inbound.fail(error, true);
+    this.#response = undefined;
+  }
+
+  /** Ends a call that never got a stream (connection gone, or closed by the client). */
+  abandon(error: NearwireError): void {
+    this.#settle(error);
+  }
+
+  /** The deadline this call was made with, ms. */
+  get timeoutMs(): number | undefined {
+    return this.#timeoutMs;
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A `nearwire-reason` trailer read off the wire; RESOURCE_EXHAUSTED without one is a size limit. */
+function reasonOf(text: string | undefined, code: number) {
+  if (text !== undefined && text.length > 0) return isErrorReason(text) ? text : undefined;
+  if (text === undefined && code === Code.ResourceExhausted) return "message-too-large" as const;
+  return undefined;
+}

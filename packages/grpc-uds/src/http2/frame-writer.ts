@@ -1,0 +1,162 @@
+/**
+ * FrameWriter: HTTP/2 frames of every stream of a connection, batched into few socket writes.
+ *
+ * Frames are encoded into one batch buffer, written with one `socket.write` per tick (a
+ * `process.nextTick` flush, after the current callback and its microtasks) or early once the
+ * batch holds {@link EARLY_FLUSH_BYTES} while the kernel takes writes at once — the same policy
+ * as the socket channel of `@nearwire/uds`: many small frames (HEADERS, DATA and trailers of
+ * many calls) cost few syscalls, and a lone reply waits for no trip around the event loop.
+ * The batch is reused when the kernel took the whole write synchronously; a large payload is
+ * written as its own buffer behind its header, not copied.
+ */
+import type { Duplex } from "node:stream";
+import { FRAME_HEADER_BYTES, writeFrameHeader } from "./frame.js";
+
+/** Size of the batch buffer, bytes. */
+export const BATCH_BYTES = 64 * 1024;
+/** A payload of at least this many bytes is written as its own buffer (no copy into the batch). */
+export const LARGE_PAYLOAD_BYTES = 8 * 1024;
+/** A batch is written before the tick ends once it holds this many bytes (doubling, see above). */
+export const EARLY_FLUSH_BYTES = 2048;
+const EARLY_FLUSH_MAX_BYTES = BATCH_BYTES / 2;
+const NO_BATCH = Buffer.alloc(0);
+
+/** A socket as the writer uses it: `net.Socket` or `tls.TLSSocket`. */
+export type WritableSocket = Duplex & { readonly writableLength: number };
+
+export class FrameWriter {
+  readonly #socket: WritableSocket;
+  #batch: Buffer = NO_BATCH;
+  #length = 0;
+  #scheduled = false;
+  #earlyAt = EARLY_FLUSH_BYTES;
+  #closed = false;
+  #waiters: (() => void)[] = [];
+  readonly #onWritten = (): void => {
+    const waiters = this.#waiters;
+    if (waiters.length === 0) return;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  };
+
+  constructor(socket: WritableSocket) {
+    this.#socket = socket;
+  }
+
+  /** Bytes queued: the batch plus what the socket has not yet handed to the kernel. */
+  get queuedBytes(): number {
+    return this.#socket.writableLength + this.#length;
+  }
+
+  /**
+   * Makes room for `n` bytes (at most {@link BATCH_BYTES}) and returns the batch; the caller
+   * writes at {@link offset} and then calls {@link commit}.
+   */
+  reserve(n: number): Buffer {
+    if (this.#length + n > this.#batch.length) {
+      this.flush();
+      if (this.#batch.length === 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+    }
+    return this.#batch;
+  }
+
+  /** Where the next reserved bytes go. */
+  get offset(): number {
+    return this.#length;
+  }
+
+  /** The batch's free bytes after {@link offset}. */
+  get room(): number {
+    return this.#batch.length - this.#length;
+  }
+
+  /** Makes sure a batch exists (an idle connection holds none) and returns it. */
+  batch(): Buffer {
+    if (this.#batch.length === 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+    return this.#batch;
+  }
+
+  /** `n` bytes were written at {@link offset}. */
+  commit(n: number): void {
+    this.#length += n;
+    if (this.#length >= this.#earlyAt && this.#socket.writableLength === 0) {
+      this.flush();
+      if (this.#earlyAt < EARLY_FLUSH_MAX_BYTES) this.#earlyAt *= 2;
+    }
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      process.nextTick(this.#flushNow);
+    }
+  }
+
+  /** Appends one frame whose payload is `payload[start … end)` (copied, or written as its own buffer when large). */
+  frame(
+    type: number,
+    flags: number,
+    streamId: number,
+    payload?: Uint8Array,
+    start = 0,
+    end = payload?.byteLength ?? 0,
+  ): void {
+    const n = end - start;
+    if (payload !== undefined && n >= LARGE_PAYLOAD_BYTES) {
+      const batch = this.reserve(FRAME_HEADER_BYTES);
+      writeFrameHeader(batch, this.#length, n, type, flags, streamId);
+      this.#length += FRAME_HEADER_BYTES;
+      this.flush();
+      this.#socket.write(
+        start === 0 && end === payload.byteLength ? payload : payload.subarray(start, end),
+        this.#onWritten,
+      );
+      return;
+    }
+    const batch = this.reserve(FRAME_HEADER_BYTES + n);
+    const at = this.#length;
+    writeFrameHeader(batch, at, n, type, flags, streamId);
+    if (payload !== undefined && n > 0)
+      batch.set(payload.subarray(start, end), at + FRAME_HEADER_BYTES);
+    this.commit(FRAME_HEADER_BYTES + n);
+  }
+
+  /** Writes raw bytes (the client preface) through the batch. */
+  raw(bytes: Uint8Array): void {
+    const batch = this.reserve(bytes.byteLength);
+    batch.set(bytes, this.#length);
+    this.commit(bytes.byteLength);
+  }
+
+  /** Writes the batch to the socket now. */
+  flush(): void {
+    if (this.#length === 0 || this.#closed) {
+      this.#length = 0;
+      return;
+    }
+    const socket = this.#socket;
+    socket.write(this.#batch.subarray(0, this.#length), this.#onWritten);
+    this.#length = 0;
+    // The socket still holds the buffer when the kernel did not take it all: take a new one.
+    if (socket.writableLength > 0) this.#batch = NO_BATCH;
+  }
+
+  /** Resolves once the socket's queue is below `bytes` (or the writer closed). */
+  async drained(bytes: number): Promise<void> {
+    while (!this.#closed && this.queuedBytes >= bytes) {
+      this.flush();
+      if (this.#socket.writableLength === 0) return;
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  /** Stops writing; wakes every waiter. */
+  close(): void {
+    this.#closed = true;
+    this.#length = 0;
+    this.#onWritten();
+  }
+
+  readonly #flushNow = (): void => {
+    this.#scheduled = false;
+    this.#earlyAt = EARLY_FLUSH_BYTES;
+    this.flush();
+  };
+}

@@ -1,0 +1,442 @@
+/**
+ * ServerCall: one gRPC call on a server's HTTP/2 stream — the request's messages in, the
+ * handler run, its messages and status out — and the handler's {@link HandlerContext}.
+ *
+ * Every end of a call goes through {@link ServerCall.finish} (reply, handler error, deadline,
+ * server close) or {@link ServerCall.onAbort} (the peer reset the stream, the connection died):
+ * after the first, later ones do nothing.
+ */
+import {
+  Code,
+  type HandlerContext,
+  type MessageCodec,
+  type Metadata,
+  NearwireError,
+  type Peer,
+} from "@nearwire/core";
+import { DeadlineTimer, InboundStream, type ServedMethod } from "@nearwire/core/transport-kit";
+import { decompress, type Encoding } from "../grpc/compression.js";
+import { appendMetadata, metadataOf } from "../grpc/grpc-metadata.js";
+import { MESSAGE_PREFIX_BYTES, MessageReader } from "../grpc/message-reader.js";
+import { sendMessageBytes } from "../grpc/send-message.js";
+import { appendStatus } from "../grpc/status-fields.js";
+import { H2Code, writeU32 } from "../http2/frame.js";
+import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
+import type { Http2Session } from "../http2/http2-session.js";
+import { decodeError } from "./decode-error.js";
+import type { DrainGate } from "./drain-gate.js";
+
+/** What a call needs from its connection and server. */
+export interface CallHost {
+  readonly session: Http2Session;
+  readonly gate: DrainGate;
+  readonly maxMessageBytes: number;
+  readonly peer: Peer;
+  /** Bytes queued for the socket above which a streaming handler waits. */
+  readonly highWaterMarkBytes: number;
+  /** The calls open on this connection (the call adds and removes itself). */
+  readonly calls: Set<ServerCall>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers of the four kinds, one signature.
+type AnyHandler = (input: any, ctx: HandlerContext) => any;
+
+export class ServerCall implements StreamListener, HandlerContext {
+  readonly method: string;
+  readonly deadline: number | undefined;
+  readonly #host: CallHost;
+  readonly #stream: H2Stream;
+  readonly #served: ServedMethod;
+  readonly #fields: string[];
+  readonly #contentType: string;
+  readonly #encoding: Encoding;
+  readonly #reader: MessageReader;
+  #metadata: Metadata | undefined;
+  #trailers: Metadata | undefined;
+  #controller: AbortController | undefined;
+  #timer: DeadlineTimer | undefined;
+  /** The status is decided (sent, or the stream is gone): nothing more goes out. */
+  #finished = false;
+  /** Unary and server-streaming: the request message, once read. */
+  #request: Uint8Array | undefined;
+  #requests = 0;
+  /** Client-streaming and bidi: the request stream the handler iterates. */
+  #inbound: InboundStream<unknown> | undefined;
+  /** Bytes received for the request stream and not yet credited back (see {@link #credit}). */
+  #owed = 0;
+  #writable: (() => void) | undefined;
+  /** Why the call was cut short (peer reset, deadline, server close), once it was. */
+  #cancelled: NearwireError | undefined;
+  /** The value {@link #fill} encodes (the fast path's argument, without a closure per call). */
+  #value: unknown;
+
+  constructor(
+    host: CallHost,
+    stream: H2Stream,
+    served: ServedMethod,
+    fields: string[],
+    contentType: string,
+    encoding: Encoding,
+    timeoutMs: number | undefined,
+  ) {
+    this.#host = host;
+    this.#stream = stream;
+    this.#served = served;
+    this.#fields = fields;
+    this.#contentType = contentType;
+    this.#encoding = encoding;
+    this.method = served.bound.path;
+    this.#reader = new MessageReader(host.maxMessageBytes, "request");
+    host.gate.enter();
+    host.calls.add(this);
+    stream.listener = this;
+    if (timeoutMs !== undefined) {
+      this.deadline = Date.now() + timeoutMs;
+      this.#timer = new DeadlineTimer(Math.min(Math.ceil(timeoutMs), 0xffffffff), () =>
+        this.#expire(),
+      );
+    } else {
+      this.deadline = undefined;
+    }
+  }
+
+  // --- HandlerContext ----------------------------------------------------------------------
+
+  get metadata(): Metadata {
+    this.#metadata ??= metadataOf(this.#fields);
+    return this.#metadata;
+  }
+
+  get trailers(): Metadata {
+    this.#trailers ??= {};
+    return this.#trailers;
+  }
+
+  get peer(): Peer {
+    return this.#host.peer;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#cancelled !== undefined) this.#controller.abort(this.#cancelled);
+    }
+    return this.#controller.signal;
+  }
+
+  // --- starting ----------------------------------------------------------------------------
+
+  /** Starts the call: streaming requests run the handler now, others once the request is in. */
+  start(endStream: boolean): void {
+    const kind = this.#served.bound.kind;
+    if (kind === "client_streaming" || kind === "bidi_streaming") {
+      const inbound = new InboundStream<unknown>();
+      inbound.bind(
+        () => this.#credit(),
+        () => {},
+      );
+      this.#inbound = inbound;
+      if (endStream) inbound.end();
+      this.#run(inbound);
+      return;
+    }
+    if (endStream) this.#requestComplete();
+  }
+
+  // --- StreamListener ----------------------------------------------------------------------
+
+  onHeaders(_stream: H2Stream, _fields: string[], endStream: boolean): void {
+    // Request trailers carry nothing for gRPC; they only end the request.
+    if (endStream) this.#inputEnded();
+  }
+
+  onData(stream: H2Stream, data: Uint8Array, endStream: boolean): void {
+    if (this.#finished) {
+      this.#host.session.consume(stream, data.byteLength);
+      return;
+    }
+    try {
+      this.#reader.push(data, this.#inbound === undefined ? this.#onRequest : this.#onStreamed);
+    } catch (err) {
+      this.#host.session.consume(stream, data.byteLength);
+      this.finish(err);
+      return;
+    }
+    if (this.#inbound === undefined) this.#host.session.consume(stream, data.byteLength);
+    else {
+      this.#owed += data.byteLength;
+      this.#credit();
+    }
+    if (endStream) this.#inputEnded();
+  }
+
+  onAbort(_stream: H2Stream, code: number, _byPeer: boolean, message: string): void {
+    if (this.#finished) {
+      this.#inbound?.fail(this.#cancelError());
+      return;
+    }
+    this.#finished = true;
+    this.#timer?.clear();
+    const error =
+      code === H2Code.CANCEL || code === H2Code.NO_ERROR
+        ? this.#cancelError()
+        : new NearwireError(Code.Canceled, `${this.method}: ${message}`);
+    this.#cancelled = error;
+    this.#controller?.abort(error);
+    this.#inbound?.fail(error);
+    this.#writable?.();
+    this.#host.gate.leave();
+    this.#host.calls.delete(this);
+  }
+
+  onWritable(): void {
+    const wake = this.#writable;
+    this.#writable = undefined;
+    wake?.();
+  }
+
+  // --- request ---------------------------------------------------------------------------
+
+  readonly #onRequest = (compressed: boolean, bytes: Uint8Array): void => {
+    this.#requests++;
+    if (this.#requests > 1)
+      throw new NearwireError(Code.Internal, `${this.method} takes one request message; got more`);
+    this.#request = compressed ? this.#inflate(bytes) : bytes;
+  };
+
+  readonly #onStreamed = (compressed: boolean, bytes: Uint8Array): void => {
+    const message = compressed ? this.#inflate(bytes) : bytes;
+    const value = this.#decode(message);
+    (this.#inbound as InboundStream<unknown>).push(value);
+  };
+
+  #inflate(bytes: Uint8Array): Uint8Array {
+    return decompress(this.#encoding, bytes, this.#host.maxMessageBytes, "request");
+  }
+
+  #decode(bytes: Uint8Array): unknown {
+    const codec = this.#served.bound.input;
+    try {
+      return codec.decode(bytes);
+    } catch (err) {
+      throw decodeError(err, this.#served.bound.codec);
+    }
+  }
+
+  /** A message of #inbound was taken: credit its bytes back to the client. */
+  /**
+   * Credits the stream's received bytes back while the handler keeps up (nothing waits in
+   * #inbound): a slow handler stops the client after one window, and a message larger than
+   * the window still arrives whole.
+   */
+  #credit(): void {
+    const inbound = this.#inbound;
+    if (this.#owed === 0 || inbound === undefined || inbound.buffered > 0) return;
+    const n = this.#owed;
+    this.#owed = 0;
+    this.#host.session.consume(this.#stream, n);
+  }
+
+  #inputEnded(): void {
+    if (this.#finished) return;
+    if (this.#reader.partial) {
+      this.finish(
+        new NearwireError(Code.Internal, `${this.method}: request ended inside a message`),
+      );
+      return;
+    }
+    if (this.#inbound !== undefined) this.#inbound.end();
+    else this.#requestComplete();
+  }
+
+  #requestComplete(): void {
+    const bytes = this.#request;
+    if (bytes === undefined) {
+      this.finish(new NearwireError(Code.Internal, `${this.method}: request without a message`));
+      return;
+    }
+    this.#request = undefined;
+    let request: unknown;
+    try {
+      request = this.#decode(bytes);
+    } catch (err) {
+      this.finish(err);
+      return;
+    }
+    this.#run(request);
+  }
+
+  // --- running the handler ---------------------------------------------------------------
+
+  #run(input: unknown): void {
+    const kind = this.#served.bound.kind;
+    const handler = this.#served.impl as AnyHandler;
+    let result: unknown;
+    try {
+      result = handler(input, this);
+    } catch (err) {
+      this.finish(err);
+      return;
+    }
+    if (kind === "unary" || kind === "client_streaming") {
+      if (result !== null && typeof (result as Promise<unknown>)?.then === "function") {
+        (result as Promise<unknown>).then(
+          (value) => this.#reply(value),
+          (err: unknown) => this.finish(err),
+        );
+      } else {
+        this.#reply(result);
+      }
+      return;
+    }
+    void this.#writeAll(result as AsyncIterable<unknown>);
+  }
+
+  #reply(value: unknown): void {
+    if (this.#finished) return;
+    try {
+      this.#sendMessage(value);
+    } catch (err) {
+      this.finish(err);
+      return;
+    }
+    this.finish();
+  }
+
+  /** Sends what a streaming handler yields, waiting while the stream or socket is backed up. */
+  async #writeAll(items: AsyncIterable<unknown>): Promise<void> {
+    try {
+      for await (const item of items) {
+        if (this.#finished) break;
+        this.#sendMessage(item);
+        if (
+          this.#stream.pending !== undefined ||
+          this.#host.session.writer.queuedBytes >= this.#host.highWaterMarkBytes
+        )
+          await this.#whenWritable();
+      }
+    } catch (err) {
+      this.finish(err);
+      return;
+    }
+    this.finish();
+  }
+
+  async #whenWritable(): Promise<void> {
+    while (!this.#finished) {
+      if (this.#stream.pending !== undefined) {
+        await new Promise<void>((resolve) => {
+          this.#writable = resolve;
+        });
+        continue;
+      }
+      const writer = this.#host.session.writer;
+      if (writer.queuedBytes < this.#host.highWaterMarkBytes) return;
+      await writer.drained(this.#host.highWaterMarkBytes);
+    }
+  }
+
+  #sendHeadersOnce(): void {
+    const stream = this.#stream;
+    if (stream.headersSent) return;
+    this.#host.session.sendHeaders(
+      stream,
+      [":status", "200", "content-type", this.#contentType],
+      false,
+    );
+  }
+
+  #sendMessage(value: unknown): void {
+    this.#sendHeadersOnce();
+    const session = this.#host.session;
+    const codec = this.#served.bound.output;
+    if (codec.encodeIntoRange !== undefined && this.#encoding === "identity") {
+      this.#value = value;
+      const n = session.trySendDataWith(this.#stream, false, this.#fill);
+      this.#value = undefined;
+      if (n >= 0) return;
+    }
+    this.#sendEncoded(codec.encode(value));
+  }
+
+  /** Encodes #value behind a message prefix into `dest[start … end)`; -1 when it needs more room. */
+  readonly #fill = (dest: Uint8Array, start: number, end: number): number => {
+    const codec = this.#served.bound.output as Required<MessageCodec<unknown>>;
+    const n = codec.encodeIntoRange(this.#value, dest, start + MESSAGE_PREFIX_BYTES, end);
+    if (n < 0 || n > this.#host.maxMessageBytes) return -1;
+    dest[start] = 0;
+    writeU32(dest, start + 1, n);
+    return n + MESSAGE_PREFIX_BYTES;
+  };
+
+  #sendEncoded(encoded: Uint8Array): void {
+    const max = this.#host.maxMessageBytes;
+    if (encoded.byteLength > max)
+      throw new NearwireError(
+        Code.ResourceExhausted,
+        `response ${encoded.byteLength} B > maxMessageBytes ${max}`,
+        {
+          reason: "message-too-large",
+        },
+      );
+    sendMessageBytes(this.#host.session, this.#stream, encoded, this.#encoding);
+  }
+
+  // --- ending ------------------------------------------------------------------------------
+
+  /**
+   * The one place a call's status is decided: sends the trailers (OK, or the error's code,
+   * message, reason and metadata) — as a trailers-only response when no message went out — and
+   * stops the deadline. Later calls do nothing.
+   */
+  finish(outcome?: unknown): void {
+    if (this.#finished) return;
+    let error = outcome;
+    if (error === undefined && this.#trailers !== undefined) {
+      try {
+        appendMetadata([], this.#trailers);
+      } catch (err) {
+        error = err;
+      }
+    }
+    this.#finished = true;
+    this.#timer?.clear();
+    this.#host.gate.leave();
+    this.#host.calls.delete(this);
+    const stream = this.#stream;
+    const session = this.#host.session;
+    const fields: string[] = stream.headersSent
+      ? []
+      : [":status", "200", "content-type", this.#contentType];
+    if (error === undefined) {
+      appendStatus(fields, undefined, this.#trailers);
+    } else {
+      const err = NearwireError.from(error);
+      this.#inbound?.fail(
+        new NearwireError(Code.Canceled, `${this.method} has ended: ${err.message}`),
+      );
+      appendStatus(fields, err, this.#trailers);
+      this.#cancelled = err;
+      this.#controller?.abort(err);
+    }
+    session.sendHeaders(stream, fields, true);
+    // The client may still be sending: tell it to stop (RFC 9113 §8.1).
+    if (!stream.remoteEnded && stream.pending === undefined)
+      session.resetStream(stream, H2Code.NO_ERROR);
+    this.#writable?.();
+  }
+
+  /** The deadline passed: the handler's signal aborts and the client gets DEADLINE_EXCEEDED. */
+  #expire(): void {
+    this.#timer = undefined;
+    if (this.#finished) return;
+    this.finish(new NearwireError(Code.DeadlineExceeded, `deadline of ${this.method} exceeded`));
+  }
+
+  /** The error a cancelled call's handler sees: DEADLINE_EXCEEDED past the deadline, else CANCELLED. */
+  #cancelError(): NearwireError {
+    if (this.deadline !== undefined && Date.now() >= this.deadline)
+      return new NearwireError(Code.DeadlineExceeded, `deadline of ${this.method} exceeded`);
+    return new NearwireError(Code.Canceled, `${this.method} cancelled by the client`);
+  }
+}
