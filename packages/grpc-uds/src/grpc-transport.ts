@@ -121,7 +121,7 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
           highWaterMarkBytes: HIGH_WATER_MARK_BYTES,
           reflection: options.reflection === true,
           peers,
-          tls: tls === undefined ? undefined : tlsServerSetup(tls),
+          tls: tls === undefined ? undefined : tlsServerSetup(tls, limits.handshakeTimeoutMs),
           onBound: (address) => {
             lastBound = address;
           },

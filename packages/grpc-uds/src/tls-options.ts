@@ -29,36 +29,44 @@ export interface TlsServerSetup {
   wrap(socket: net.Socket, peer: Peer, ready: (secured: tls.TLSSocket, peer: Peer) => void): void;
 }
 
-/** A TLS handshake must end within this long, ms. */
-const HANDSHAKE_TIMEOUT_MS = 10_000;
-
-/** The server side: one secure context, a TLS socket per connection, ALPN `h2` only. */
-export function tlsServerSetup(options: GrpcTlsOptions): TlsServerSetup {
+/**
+ * The server side: a `tls.Server` that never listens — each admitted socket is handed to it,
+ * because Node verifies a client certificate (and sets `authorized`) only on a TLS server's
+ * sockets. ALPN `h2` only; a failed or slow handshake (past `handshakeTimeoutMs`) closes the
+ * socket.
+ */
+export function tlsServerSetup(
+  options: GrpcTlsOptions,
+  handshakeTimeoutMs: number,
+): TlsServerSetup {
   const requestCert = options.requireClientCert ?? options.ca !== undefined;
-  const context = tls.createSecureContext({
+  const owner = tls.createServer({
     ...(options.key === undefined ? {} : { key: options.key }),
     ...(options.cert === undefined ? {} : { cert: options.cert }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
+    requestCert,
+    rejectUnauthorized: requestCert,
+    ALPNProtocols: ["h2"],
+    handshakeTimeout: handshakeTimeoutMs,
   });
+  /** Admitted sockets waiting for their handshake, by the plain socket under the TLS one. */
+  const waiting = new WeakMap<object, (secured: tls.TLSSocket) => void>();
+  owner.on("secureConnection", (secured: tls.TLSSocket) => {
+    // `_parent`: the socket Node's TLS server wrapped (the one handed to it below).
+    const parent = (secured as unknown as { _parent?: object })._parent;
+    const done = parent === undefined ? undefined : waiting.get(parent);
+    if (done === undefined) secured.destroy();
+    else done(secured);
+  });
+  owner.on("tlsClientError", (_err: Error, secured: tls.TLSSocket) => secured.destroy());
   return {
     wrap(socket, peer, ready) {
-      const secured = new tls.TLSSocket(socket, {
-        isServer: true,
-        secureContext: context,
-        requestCert,
-        rejectUnauthorized: requestCert,
-        ALPNProtocols: ["h2"],
-      });
-      const timer = setTimeout(() => secured.destroy(), HANDSHAKE_TIMEOUT_MS);
-      secured.once("error", () => {
-        clearTimeout(timer);
-        secured.destroy();
-      });
-      secured.once("secure", () => {
-        clearTimeout(timer);
+      waiting.set(socket, (secured) => {
+        waiting.delete(socket);
         const subject = certificateSubject(secured);
         ready(secured, subject === undefined ? peer : withSubject(peer, subject));
       });
+      owner.emit("connection", socket);
     },
   };
 }

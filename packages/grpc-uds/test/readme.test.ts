@@ -10,6 +10,7 @@ import { tempDir } from "./helpers.js";
 
 const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8");
 const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+const shellBlocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
 
 /** Writes `code` next to the tests (so `@nearwire/core` resolves), paths moved into `dir`. */
 function materialize(code: string, dir: string, tag: string): string {
@@ -43,7 +44,7 @@ function runToEnd(code: string, tag: string): string {
 }
 
 describe("README examples", () => {
-  it("has three", () => assert.equal(blocks.length, 3));
+  it("has four", () => assert.equal(blocks.length, 4));
 
   it("the greeter prints the reply and exits", () => {
     assert.equal(runToEnd(blocks[0] ?? "", "greeter"), "{ text: 'hi there' }");
@@ -73,6 +74,25 @@ describe("README examples", () => {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;
       rmSync(file, { force: true });
+      tmp.cleanup();
+    }
+  });
+
+  it("the TLS example: the README's openssl lines make the certificates, mTLS shows the subject", () => {
+    const tmp = tempDir();
+    try {
+      const make = spawnSync(
+        "bash",
+        ["-e", "-c", (shellBlocks[0] ?? "").replaceAll("/tmp/nearwire-tls", tmp.dir)],
+        {
+          encoding: "utf8",
+          timeout: 30_000,
+        },
+      );
+      assert.equal(make.status, 0, make.stderr);
+      const code = (blocks[3] ?? "").replace("/tmp/nearwire-tls/", `${tmp.dir}/`);
+      assert.equal(runToEnd(code, "tls"), "{ subject: 'O=acme, CN=billing-worker' }");
+    } finally {
       tmp.cleanup();
     }
   });
