@@ -8,6 +8,7 @@
 import {
   type CallOptions,
   Code,
+  type MessageCodec,
   type Metadata,
   NearwireError,
   type NearwireErrorOptions,
@@ -24,24 +25,33 @@ import { decompress, type Encoding, encodingOf } from "../grpc/compression.js";
 import { appendMetadata, metadataOf, REASON_TRAILER } from "../grpc/grpc-metadata.js";
 import { codeOfH2Error, codeOfHttpStatus, percentDecode } from "../grpc/grpc-status.js";
 import { encodeGrpcTimeout } from "../grpc/grpc-timeout.js";
-import { MESSAGE_PREFIX_BYTES, MessageReader } from "../grpc/message-reader.js";
+import {
+  type BufferBudget,
+  MESSAGE_PREFIX_BYTES,
+  MessageReader,
+  type MessageSink,
+} from "../grpc/message-reader.js";
 import { sendMessageBytes } from "../grpc/send-message.js";
 import { H2Code, writeU32 } from "../http2/frame.js";
 import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
 import { fieldValue } from "../http2/header-checks.js";
-import type { Http2Session } from "../http2/http2-session.js";
+import type { DataFiller, Http2Session } from "../http2/http2-session.js";
 
 /** What a call needs from its connection. */
 export interface CallSite {
   /** The session, or the error new calls fail with once the connection is gone. */
   readonly session: Http2Session | NearwireError;
   readonly maxMessageBytes: number;
+  /** Bytes of unfinished response messages this connection may hold. */
+  readonly budget: BufferBudget;
   readonly highWaterMarkBytes: number;
   /** `:scheme` and `:authority` of every request. */
   readonly scheme: string;
   readonly authority: string;
   /** Compression of request messages. */
   readonly sendEncoding: Encoding;
+  /** The request fields of a call of `bound` without metadata or deadline (shared, not to be changed). */
+  requestFields(bound: BoundMethod): readonly string[];
   /** Starts `call` now or once the server's stream limit lets it. */
   schedule(call: ClientCall): void;
   /** The call ended (it was counted by {@link schedule}). */
@@ -50,18 +60,16 @@ export interface CallSite {
   readonly lostError: NearwireError | undefined;
 }
 
-const USER_AGENT = "nearwire-grpc/0.1";
-
 /** How the call's response is delivered: one value (unary, client stream) or a stream. */
 type Sink =
   | { kind: "one"; resolve: (value: unknown) => void; reject: (err: NearwireError) => void }
   | { kind: "stream"; inbound: InboundStream<unknown> };
 
-export class ClientCall implements StreamListener {
+export class ClientCall implements StreamListener, MessageSink, DataFiller {
   readonly #site: CallSite;
   readonly #bound: BoundMethod;
   readonly #sink: Sink;
-  readonly #fields: string[];
+  readonly #fields: readonly string[];
   readonly #reader: MessageReader;
   readonly #timeoutMs: number | undefined;
   #stream: H2Stream | undefined;
@@ -73,6 +81,8 @@ export class ClientCall implements StreamListener {
   #request: unknown;
   #requests: AsyncIterable<unknown> | Iterable<unknown> | undefined;
   #response: unknown;
+  /** The value {@link fillData} encodes (the fast path's argument, without a closure per call). */
+  #value: unknown;
   #responses = 0;
   #encoding: Encoding = "identity";
   #headers: string[] | undefined;
@@ -84,32 +94,21 @@ export class ClientCall implements StreamListener {
     this.#site = site;
     this.#bound = bound;
     this.#sink = sink;
-    this.#reader = new MessageReader(site.maxMessageBytes, "response");
+    this.#reader = new MessageReader(site.maxMessageBytes, "response", site.budget);
     const timeoutMs = options?.timeoutMs;
     this.#timeoutMs = timeoutMs;
-    const fields = [
-      ":method",
-      "POST",
-      ":scheme",
-      site.scheme,
-      ":path",
-      bound.path,
-      ":authority",
-      site.authority,
-      "content-type",
-      "application/grpc",
-      "te",
-      "trailers",
-      "user-agent",
-      USER_AGENT,
-      "grpc-accept-encoding",
-      "identity,gzip",
-    ];
-    if (site.sendEncoding !== "identity") fields.push("grpc-encoding", site.sendEncoding);
-    if (timeoutMs !== undefined)
-      fields.push("grpc-timeout", encodeGrpcTimeout(Math.min(timeoutMs, 0xffffffff)));
-    if (options?.metadata !== undefined) appendMetadata(fields, options.metadata);
-    this.#fields = fields;
+    // The fields of a call without metadata or deadline are the same for every call of the
+    // method: one array, shared (HPACK copies nothing of it).
+    const shared = site.requestFields(bound);
+    if (timeoutMs !== undefined || options?.metadata !== undefined) {
+      const fields = shared.slice();
+      if (timeoutMs !== undefined)
+        fields.push("grpc-timeout", encodeGrpcTimeout(Math.min(timeoutMs, 0xffffffff)));
+      if (options?.metadata !== undefined) appendMetadata(fields, options.metadata);
+      this.#fields = fields;
+    } else {
+      this.#fields = shared;
+    }
     if (sink.kind === "stream") {
       sink.inbound.bind(
         () => this.#credit(),
@@ -177,18 +176,9 @@ export class ClientCall implements StreamListener {
     const codec = this.#bound.input;
     const max = this.#site.maxMessageBytes;
     if (codec.encodeIntoRange !== undefined && this.#site.sendEncoding === "identity") {
-      const n = session.trySendDataWith(stream, endStream, (dest, start, end) => {
-        const m = (codec.encodeIntoRange as NonNullable<typeof codec.encodeIntoRange>)(
-          value,
-          dest,
-          start + MESSAGE_PREFIX_BYTES,
-          end,
-        );
-        if (m < 0 || m > max) return -1;
-        dest[start] = 0;
-        writeU32(dest, start + 1, m);
-        return m + MESSAGE_PREFIX_BYTES;
-      });
+      this.#value = value;
+      const n = session.trySendDataWith(stream, endStream, this);
+      this.#value = undefined;
       if (n >= 0) return;
     }
     let bytes: Uint8Array;
@@ -209,8 +199,19 @@ export class ClientCall implements StreamListener {
           reason: "message-too-large",
         },
       );
-    sendMessageBytes(session, stream, bytes, this.#site.sendEncoding);
-    if (endStream) session.sendData(stream, EMPTY, 0, 0, true);
+    sendMessageBytes(session, stream, bytes, this.#site.sendEncoding, endStream);
+  }
+
+  /** Encodes #value behind a message prefix into `dest[start … end)`; -1 when it needs more room. */
+  fillData(dest: Uint8Array, start: number, end: number): number {
+    const encodeIntoRange = this.#bound.input.encodeIntoRange as NonNullable<
+      MessageCodec<unknown>["encodeIntoRange"]
+    >;
+    const m = encodeIntoRange(this.#value, dest, start + MESSAGE_PREFIX_BYTES, end);
+    if (m < 0 || m > this.#site.maxMessageBytes) return -1;
+    dest[start] = 0;
+    writeU32(dest, start + 1, m);
+    return m + MESSAGE_PREFIX_BYTES;
   }
 
   async #writeAll(
@@ -307,7 +308,7 @@ export class ClientCall implements StreamListener {
   onData(_stream: H2Stream, data: Uint8Array, _endStream: boolean): void {
     if (this.#done) return;
     try {
-      this.#reader.push(data, this.#onMessage);
+      this.#reader.push(data, this);
     } catch (err) {
       this.cancel(NearwireError.from(err, Code.Internal));
       return;
@@ -343,7 +344,8 @@ export class ClientCall implements StreamListener {
     wake?.();
   }
 
-  readonly #onMessage = (compressed: boolean, raw: Uint8Array): void => {
+  /** A response message (MessageSink). */
+  onMessage(compressed: boolean, raw: Uint8Array): void {
     const bytes = compressed
       ? decompress(this.#encoding, raw, this.#site.maxMessageBytes, "response")
       : raw;
@@ -365,7 +367,7 @@ export class ClientCall implements StreamListener {
     if (this.#responses > 1)
       throw new NearwireError(Code.Internal, `${this.#bound.path} answered more than one message`);
     this.#response = value;
-  };
+  }
 
   /**
    * Credits the stream's received bytes back while the caller keeps up (nothing waits in the
@@ -443,6 +445,7 @@ export class ClientCall implements StreamListener {
     if (this.#done) return;
     this.#done = true;
     this.#deadline?.clear();
+    this.#reader.release();
     if (this.#onAbort !== undefined) this.#signal?.removeEventListener("abort", this.#onAbort);
     this.#writable?.();
     this.#site.ended(this);

@@ -13,7 +13,9 @@ import {
   NearwireError,
   type ServiceDefinition,
 } from "@nearwire/core";
-import type { Encoding } from "../grpc/compression.js";
+import type { BoundMethod } from "@nearwire/core/transport-kit";
+import { ACCEPT_ENCODING, type Encoding } from "../grpc/compression.js";
+import { BufferBudget, unfinishedMessageLimit } from "../grpc/message-reader.js";
 import { H2Code } from "../http2/frame.js";
 import type { WritableSocket } from "../http2/frame-writer.js";
 import { Http2Session, type SessionLimits } from "../http2/http2-session.js";
@@ -37,9 +39,13 @@ export interface ClientSetup {
   readonly target: string;
 }
 
+/** `user-agent` of every call: gRPC's `grpc-<language>-<implementation>/<version>` form. */
+const USER_AGENT = "grpc-node-nearwire/0.1";
+
 export class GrpcClientConnection implements ClientConnection, CallSite {
   session: Http2Session | NearwireError;
   readonly maxMessageBytes: number;
+  readonly budget: BufferBudget;
   readonly highWaterMarkBytes: number;
   readonly scheme: string;
   readonly authority: string;
@@ -47,6 +53,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
   readonly closed: Promise<Error | undefined>;
   lostError: NearwireError | undefined;
   readonly #calls = new Set<ClientCall>();
+  readonly #requestFields = new Map<string, readonly string[]>();
   /** Calls waiting for the server's stream limit, in order. */
   #waiting: ClientCall[] = [];
   #waitingHead = 0;
@@ -56,6 +63,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
   private constructor(setup: ClientSetup) {
     this.session = new NearwireError(Code.Unavailable, "connecting");
     this.maxMessageBytes = setup.maxMessageBytes;
+    this.budget = new BufferBudget(unfinishedMessageLimit(setup.maxMessageBytes));
     this.highWaterMarkBytes = setup.highWaterMarkBytes;
     this.scheme = setup.scheme;
     this.authority = setup.authority;
@@ -119,6 +127,34 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
 
   client<S extends ServiceDefinition>(service: S, options: BindOptions): Client<S> {
     return bindClient(this, service, options.codec) as Client<S>;
+  }
+
+  requestFields(bound: BoundMethod): readonly string[] {
+    let fields = this.#requestFields.get(bound.path);
+    if (fields === undefined) {
+      const made = [
+        ":method",
+        "POST",
+        ":scheme",
+        this.scheme,
+        ":path",
+        bound.path,
+        ":authority",
+        this.authority,
+        "content-type",
+        "application/grpc",
+        "te",
+        "trailers",
+        "user-agent",
+        USER_AGENT,
+        "grpc-accept-encoding",
+        ACCEPT_ENCODING,
+      ];
+      if (this.sendEncoding !== "identity") made.push("grpc-encoding", this.sendEncoding);
+      fields = made;
+      this.#requestFields.set(bound.path, made);
+    }
+    return fields;
   }
 
   schedule(call: ClientCall): void {

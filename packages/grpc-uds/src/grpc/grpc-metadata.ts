@@ -13,11 +13,17 @@ import { envelope } from "@nearwire/core/protocol";
  */
 export const REASON_TRAILER = envelope.REASON_TRAILER;
 
+/**
+ * `grpc-status-details-bin`: the one reserved key that is metadata — a `google.rpc.Status`
+ * with error details, set by a handler in an error's metadata and read by a client.
+ */
+const STATUS_DETAILS = "grpc-status-details-bin";
+
 /** Fields neither a handler nor a caller sees as metadata. */
 function isTransportKey(key: string): boolean {
   return (
     key.charCodeAt(0) === 0x3a ||
-    key.startsWith("grpc-") ||
+    (key.startsWith("grpc-") && key !== STATUS_DETAILS) ||
     key === "user-agent" ||
     key === "content-type" ||
     key === "date" ||
@@ -60,8 +66,9 @@ function validText(value: string): boolean {
 }
 
 /**
- * Appends `metadata` to a flat field list. INVALID_ARGUMENT for a key gRPC cannot carry
- * (upper case, other characters, `grpc-` reserved, a pseudo-header) or a text value that is not
+ * Appends `metadata` to a flat field list, keys lower-cased. INVALID_ARGUMENT for a key gRPC
+ * cannot carry (characters outside `[0-9a-z_.-]`, `grpc-` reserved except
+ * `grpc-status-details-bin`) or a text value that is not
  * printable ASCII; a `-bin` value must be base64.
  */
 export function appendMetadata(fields: string[], metadata: Metadata): void {
@@ -69,7 +76,7 @@ export function appendMetadata(fields: string[], metadata: Metadata): void {
     const value = metadata[given] as string;
     // Sent lower-case, as on every nearwire transport (HTTP/2 forbids upper-case names).
     const key = hasUpper(given) ? given.toLowerCase() : given;
-    if (!validKey(key) || key.startsWith("grpc-"))
+    if (!validKey(key) || (key.startsWith("grpc-") && key !== STATUS_DETAILS))
       throw new NearwireError(Code.InvalidArgument, `metadata key "${key}" is not valid in gRPC`);
     if (key.endsWith("-bin")) {
       fields.push(key, value);

@@ -15,92 +15,148 @@ import { Code, NearwireError } from "@nearwire/core";
 /** Size of the prefix, bytes. */
 export const MESSAGE_PREFIX_BYTES = 5;
 
-/** Receives one message: its compressed flag and bytes (a view the receiver may keep). */
-export type MessageSink = (compressed: boolean, bytes: Uint8Array) => void;
+/** Receives each message: its compressed flag and bytes (a view the receiver may keep). */
+export interface MessageSink {
+  onMessage(compressed: boolean, bytes: Uint8Array): void;
+}
+
+/**
+ * The bytes of unfinished messages one connection holds, across its streams: a peer that
+ * announces large messages and sends them slowly, on many streams, is stopped here.
+ */
+export class BufferBudget {
+  usedBytes = 0;
+  constructor(readonly limitBytes: number) {}
+}
+
+/**
+ * The budget of unfinished messages per connection: 8 messages of the largest size, and at
+ * least 32 MiB.
+ */
+export function unfinishedMessageLimit(maxMessageBytes: number): number {
+  return Math.max(32 * 1024 * 1024, 8 * maxMessageBytes);
+}
+
+/** Below this a partial message's buffer is not grown in steps (one buffer of its size). */
+const FIRST_CAPACITY_BYTES = 64 * 1024;
 
 /**
  * Cuts messages out of DATA payloads. A message inside one payload is a view of it (no copy);
- * one that spans payloads is copied once into a buffer of its own size. A length over
- * `maxMessageBytes` throws RESOURCE_EXHAUSTED `message-too-large` before anything is buffered.
+ * one that spans payloads is copied into a buffer that grows as its bytes arrive (doubling, up
+ * to its size), so an announced length costs nothing until the bytes come. A length over
+ * `maxMessageBytes` throws RESOURCE_EXHAUSTED `message-too-large` at once; buffers over the
+ * connection's {@link BufferBudget} throw RESOURCE_EXHAUSTED too.
  */
 export class MessageReader {
   readonly #maxBytes: number;
   readonly #what: string;
-  readonly #head = new Uint8Array(MESSAGE_PREFIX_BYTES);
+  readonly #budget: BufferBudget;
+  /** A prefix split across payloads (made the first time one is). */
+  #head: Uint8Array | undefined;
   #headFill = 0;
+  /** The message being collected: its length (-1: none), buffer and bytes so far. */
+  #length = -1;
   #body: Uint8Array | undefined;
   #bodyFill = 0;
   #compressed = false;
 
-  constructor(maxMessageBytes: number, what: string) {
+  constructor(maxMessageBytes: number, what: string, budget: BufferBudget) {
     this.#maxBytes = maxMessageBytes;
     this.#what = what;
+    this.#budget = budget;
   }
 
   /** True when a message has begun and not ended (the stream must not end here). */
   get partial(): boolean {
-    return this.#headFill > 0 || this.#body !== undefined;
+    return this.#headFill > 0 || this.#length >= 0;
   }
 
   push(data: Uint8Array, sink: MessageSink): void {
     let pos = 0;
     const n = data.byteLength;
     while (pos < n) {
-      const body = this.#body;
-      if (body !== undefined) {
-        const take = Math.min(body.byteLength - this.#bodyFill, n - pos);
+      const length = this.#length;
+      if (length >= 0) {
+        const take = Math.min(length - this.#bodyFill, n - pos);
+        const body = this.#room(this.#bodyFill + take);
         body.set(data.subarray(pos, pos + take), this.#bodyFill);
         this.#bodyFill += take;
         pos += take;
-        if (this.#bodyFill === body.byteLength) {
-          this.#body = undefined;
-          sink(this.#compressed, body);
+        if (this.#bodyFill === length) {
+          this.release();
+          sink.onMessage(this.#compressed, body);
         }
         continue;
       }
       if (this.#headFill === 0 && n - pos >= MESSAGE_PREFIX_BYTES) {
         // The common case: the prefix is whole in this payload.
         const flag = data[pos] as number;
-        const length =
+        const size =
           (((data[pos + 1] as number) << 24) |
             ((data[pos + 2] as number) << 16) |
             ((data[pos + 3] as number) << 8) |
             (data[pos + 4] as number)) >>>
           0;
         pos += MESSAGE_PREFIX_BYTES;
-        this.#checkHead(flag, length);
-        if (n - pos >= length) {
-          sink(flag === 1, data.subarray(pos, pos + length));
-          pos += length;
+        this.#checkHead(flag, size);
+        if (n - pos >= size) {
+          sink.onMessage(flag === 1, data.subarray(pos, pos + size));
+          pos += size;
         } else {
-          this.#startBody(flag, length);
+          this.#compressed = flag === 1;
+          this.#length = size;
         }
         continue;
       }
+      this.#head ??= new Uint8Array(MESSAGE_PREFIX_BYTES);
       const head = this.#head;
       while (this.#headFill < MESSAGE_PREFIX_BYTES && pos < n)
         head[this.#headFill++] = data[pos++] as number;
       if (this.#headFill < MESSAGE_PREFIX_BYTES) return;
       this.#headFill = 0;
-      const length =
+      const size =
         (((head[1] as number) << 24) |
           ((head[2] as number) << 16) |
           ((head[3] as number) << 8) |
           (head[4] as number)) >>>
         0;
-      this.#checkHead(head[0] as number, length);
-      this.#startBody(head[0] as number, length);
-      if (length === 0) {
-        this.#body = undefined;
-        sink(this.#compressed, new Uint8Array(0));
+      this.#checkHead(head[0] as number, size);
+      if (size === 0) {
+        sink.onMessage(head[0] === 1, new Uint8Array(0));
+        continue;
       }
+      this.#compressed = head[0] === 1;
+      this.#length = size;
     }
   }
 
-  #startBody(flag: number, length: number): void {
-    this.#compressed = flag === 1;
-    this.#body = new Uint8Array(length);
+  /** The body buffer, grown to hold at least `bytes` (charged to the budget). */
+  #room(bytes: number): Uint8Array {
+    const body = this.#body;
+    const have = body?.byteLength ?? 0;
+    if (bytes <= have) return body as Uint8Array;
+    const length = this.#length;
+    const capacity = Math.min(length, Math.max(bytes, have * 2, FIRST_CAPACITY_BYTES));
+    const budget = this.#budget;
+    if (budget.usedBytes + capacity - have > budget.limitBytes)
+      throw new NearwireError(
+        Code.ResourceExhausted,
+        `${this.#what}: unfinished messages on this connection would take ${budget.usedBytes + capacity - have} B > ${budget.limitBytes}`,
+      );
+    const grown = new Uint8Array(capacity);
+    if (body !== undefined) grown.set(body.subarray(0, this.#bodyFill));
+    budget.usedBytes += capacity - have;
+    this.#body = grown;
+    return grown;
+  }
+
+  /** Drops the message being collected (its call ended) and gives its bytes back to the budget. */
+  release(): void {
+    const body = this.#body;
+    if (body !== undefined) this.#budget.usedBytes -= body.byteLength;
+    this.#body = undefined;
     this.#bodyFill = 0;
+    this.#length = -1;
   }
 
   #checkHead(flag: number, length: number): void {

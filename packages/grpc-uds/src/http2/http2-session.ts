@@ -68,12 +68,19 @@ export interface SessionEvents {
   onClose(error: Http2Error | Error | undefined): void;
 }
 
+/** Writes a DATA payload in place: into `dest[start … end)`, returning its length or -1. */
+export interface DataFiller {
+  fillData(dest: Uint8Array, start: number, end: number): number;
+}
+
 /** A PING or SETTINGS answer, RST_STREAM or GOAWAY is refused when this much is still queued (bytes). */
 const CONTROL_BACKLOG_BYTES = 1024 * 1024;
 /** Rapid reset (CVE-2023-44487): streams the peer may reset in a burst … */
 const RESET_BURST = 1000;
 /** … and per second after it. */
-const RESETS_PER_SECOND = 200;
+const RESETS_PER_SECOND = 1000;
+/** How long a connection ended by an error lingers so that its GOAWAY is delivered, ms. */
+const GOAWAY_LINGER_MS = 200;
 /** CONTINUATION frames one header block may span. */
 const MAX_CONTINUATIONS = 64;
 
@@ -89,7 +96,11 @@ export class Http2Session {
   readonly #decoder: HpackDecoder;
   readonly #encoder = new HpackEncoder();
   #phase: Phase;
-  #pending: Buffer | undefined;
+  /** Received bytes not yet parsed (an incomplete frame), in the order they came. */
+  #pendingParts: Buffer[] = [];
+  #pendingBytes = 0;
+  /** Bytes the pending data must reach before parsing can go on (the frame's whole size). */
+  #pendingNeed = 0;
   /** Highest stream id the peer opened (server) / we opened (client). */
   #lastPeerStreamId = 0;
   #nextStreamId: number;
@@ -111,6 +122,9 @@ export class Http2Session {
   readonly #emit = (name: string, value: string): void => {
     this.#fields.push(name, value);
   };
+  /** Streams this side reset lately: frames the peer had in flight for them are dropped quietly. */
+  readonly #recentlyReset = new Set<number>();
+  readonly #resetOrder: number[] = [];
   #goAwaySent = false;
   #goAwayReceived = false;
   #resetTokens = RESET_BURST;
@@ -152,11 +166,9 @@ export class Http2Session {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (this.#phase !== "open" && this.#phase !== "closed")
+        // A peer that never completed the preface gets no GOAWAY: the socket closes.
         this.destroy(
-          new Http2Error(
-            H2Code.SETTINGS_TIMEOUT,
-            `no HTTP/2 preface and SETTINGS within ${limits.handshakeTimeoutMs} ms`,
-          ),
+          new Error(`no HTTP/2 preface and SETTINGS within ${limits.handshakeTimeoutMs} ms`),
         );
     }, limits.handshakeTimeoutMs);
     this.#timer.unref?.();
@@ -303,11 +315,7 @@ export class Http2Session {
    * room. Returns the payload length, or -1 when nothing was sent (no window, data waiting, no
    * room): the caller then makes the bytes itself and uses {@link sendData}.
    */
-  trySendDataWith(
-    stream: H2Stream,
-    endStream: boolean,
-    fill: (dest: Uint8Array, start: number, end: number) => number,
-  ): number {
+  trySendDataWith(stream: H2Stream, endStream: boolean, filler: DataFiller): number {
     if (stream.pending !== undefined || stream.localEnded || this.#phase === "closed") return -1;
     const window = Math.min(stream.sendWindow, this.#connSendWindow, this.#peerMaxFrameBytes);
     if (window <= 0) return -1;
@@ -316,7 +324,7 @@ export class Http2Session {
     if (writer.room < FRAME_HEADER_BYTES + 64) batch = writer.reserve(FRAME_HEADER_BYTES + 64);
     const at = writer.offset;
     const limit = Math.min(writer.room - FRAME_HEADER_BYTES, window);
-    const n = fill(batch, at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + limit);
+    const n = filler.fillData(batch, at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + limit);
     if (n < 0) return -1;
     writeFrameHeader(batch, at, n, FrameType.DATA, endStream ? FrameFlag.END_STREAM : 0, stream.id);
     writer.commit(FRAME_HEADER_BYTES + n);
@@ -382,6 +390,13 @@ export class Http2Session {
     if (this.#phase === "closed") return;
     if (error instanceof Http2Error && !this.#goAwaySent) {
       this.goAway(error.code, error.message);
+      // Half-close after the GOAWAY so that it reaches the peer behind what is still queued;
+      // the socket is destroyed shortly after in any case.
+      this.writer.flush();
+      this.#ended(error);
+      this.#socket.end();
+      setTimeout(() => this.#socket.destroy(), GOAWAY_LINGER_MS).unref?.();
+      return;
     }
     this.writer.flush();
     this.#ended(error);
@@ -412,9 +427,14 @@ export class Http2Session {
     if (this.#phase === "closed") return;
     this.#lastFrameAt = Date.now();
     let buf = chunk;
-    if (this.#pending !== undefined) {
-      buf = Buffer.concat([this.#pending, chunk]);
-      this.#pending = undefined;
+    if (this.#pendingBytes > 0) {
+      // Joined only once the frame is whole: a frame trickled in byte by byte is copied once.
+      this.#pendingParts.push(chunk);
+      this.#pendingBytes += chunk.byteLength;
+      if (this.#pendingBytes < this.#pendingNeed) return;
+      buf = Buffer.concat(this.#pendingParts, this.#pendingBytes);
+      this.#pendingParts = [];
+      this.#pendingBytes = 0;
     }
     let pos = 0;
     try {
@@ -424,7 +444,7 @@ export class Http2Session {
         if (buf.compare(CLIENT_PREFACE, 0, have, 0, have) !== 0)
           throw new Http2Error(H2Code.PROTOCOL_ERROR, "not an HTTP/2 client preface");
         if (buf.byteLength < want) {
-          this.#pending = buf;
+          this.#keep(buf, 0, want);
           return;
         }
         pos = want;
@@ -440,7 +460,10 @@ export class Http2Session {
             `frame of ${length} B > SETTINGS_MAX_FRAME_SIZE ${maxFrame}`,
           );
         const end = pos + FRAME_HEADER_BYTES + length;
-        if (end > buf.byteLength) break;
+        if (end > buf.byteLength) {
+          this.#keep(buf, pos, end - pos);
+          return;
+        }
         const type = buf[pos + 3] as number;
         const flags = buf[pos + 4] as number;
         const streamId = readU32(buf, pos + 5) & MAX_WINDOW_BYTES;
@@ -453,7 +476,15 @@ export class Http2Session {
       this.#onError(err);
       return;
     }
-    if (pos < buf.byteLength) this.#pending = buf.subarray(pos);
+    if (pos < buf.byteLength) this.#keep(buf, pos, FRAME_HEADER_BYTES);
+  }
+
+  /** Keeps `buf[from …)` until `need` bytes from `from` have arrived. */
+  #keep(buf: Buffer, from: number, need: number): void {
+    const rest = from === 0 ? buf : buf.subarray(from);
+    this.#pendingParts = [rest];
+    this.#pendingBytes = rest.byteLength;
+    this.#pendingNeed = need;
   }
 
   #onError(err: unknown): void {
@@ -564,6 +595,8 @@ export class Http2Session {
     if (stream === undefined || stream.remoteEnded) {
       if (this.#isIdle(streamId))
         throw new Http2Error(H2Code.PROTOCOL_ERROR, `DATA on idle stream ${streamId}`);
+      // DATA the peer sent before it saw our RST_STREAM (RFC 9113 §5.4.2): dropped quietly.
+      if (stream === undefined && this.#recentlyReset.has(streamId)) return;
       this.#streamError(streamId, H2Code.STREAM_CLOSED, `DATA on closed stream ${streamId}`);
       return;
     }
@@ -589,7 +622,12 @@ export class Http2Session {
     this.consume(stream, length - (e - s));
     const endStream = (flags & FrameFlag.END_STREAM) !== 0;
     if (endStream) stream.remoteEnded = true;
-    stream.listener.onData(stream, buf.subarray(s, e), endStream);
+    // A plain Uint8Array view: cheaper to make than a Buffer subarray, and all gRPC needs.
+    stream.listener.onData(
+      stream,
+      new Uint8Array(buf.buffer, buf.byteOffset + s, e - s),
+      endStream,
+    );
     if (endStream) this.#forgetIfClosed(stream);
   }
 
@@ -682,6 +720,8 @@ export class Http2Session {
           H2Code.PROTOCOL_ERROR,
           `HEADERS opening stream ${streamId} at a client`,
         );
+      if ((streamId & 1) === 0)
+        throw new Http2Error(H2Code.PROTOCOL_ERROR, `a client opened even stream ${streamId}`);
       this.#lastPeerStreamId = streamId;
       if (this.#goAwaySent) {
         this.#rstFrame(streamId, H2Code.REFUSED_STREAM);
@@ -795,6 +835,7 @@ export class Http2Session {
     }
     if ((end - start) % 6 !== 0)
       throw new Http2Error(H2Code.FRAME_SIZE_ERROR, "SETTINGS payload not a multiple of 6");
+    let initialWindow = -1;
     for (let at = start; at < end; at += 6) {
       const id = ((buf[at] as number) << 8) | (buf[at + 1] as number);
       const value = readU32(buf, at + 2);
@@ -810,25 +851,15 @@ export class Http2Session {
         case SettingId.MAX_CONCURRENT_STREAMS:
           this.#peerMaxConcurrent = value;
           break;
-        case SettingId.INITIAL_WINDOW_SIZE: {
+        case SettingId.INITIAL_WINDOW_SIZE:
           if (value > MAX_WINDOW_BYTES)
             throw new Http2Error(
               H2Code.FLOW_CONTROL_ERROR,
               `INITIAL_WINDOW_SIZE ${value} > 2^31 − 1`,
             );
-          const delta = value - this.#peerInitialWindow;
-          this.#peerInitialWindow = value;
-          for (const stream of this.#streams.values()) {
-            stream.sendWindow += delta;
-            if (stream.sendWindow > MAX_WINDOW_BYTES)
-              throw new Http2Error(
-                H2Code.FLOW_CONTROL_ERROR,
-                "INITIAL_WINDOW_SIZE overflows a stream window",
-              );
-          }
-          if (delta > 0) this.#resumeBlocked();
+          // Applied once per frame (below): a frame repeating it costs one pass over the streams.
+          initialWindow = value;
           break;
-        }
         case SettingId.MAX_FRAME_SIZE:
           if (value < MIN_MAX_FRAME_BYTES || value > MAX_MAX_FRAME_BYTES)
             throw new Http2Error(H2Code.PROTOCOL_ERROR, `MAX_FRAME_SIZE ${value} out of range`);
@@ -839,6 +870,7 @@ export class Http2Session {
           break;
       }
     }
+    if (initialWindow >= 0) this.#setPeerInitialWindow(initialWindow);
     this.#controlBacklogCheck();
     this.writer.frame(FrameType.SETTINGS, FrameFlag.ACK, 0);
     if (this.#phase === "settings") {
@@ -847,6 +879,22 @@ export class Http2Session {
       this.#timer = undefined;
       this.#events.onReady?.();
     }
+  }
+
+  /** The peer's SETTINGS_INITIAL_WINDOW_SIZE changed: every stream's send window moves by the difference. */
+  #setPeerInitialWindow(value: number): void {
+    const delta = value - this.#peerInitialWindow;
+    if (delta === 0) return;
+    this.#peerInitialWindow = value;
+    for (const stream of this.#streams.values()) {
+      stream.sendWindow += delta;
+      if (stream.sendWindow > MAX_WINDOW_BYTES)
+        throw new Http2Error(
+          H2Code.FLOW_CONTROL_ERROR,
+          "INITIAL_WINDOW_SIZE overflows a stream window",
+        );
+    }
+    if (delta > 0) this.#resumeBlocked();
   }
 
   /** SETTINGS/PING floods: answers are refused once the peer leaves too much of ours unread. */
@@ -988,7 +1036,17 @@ export class Http2Session {
     writer.commit(FRAME_HEADER_BYTES + 4);
   }
 
+  /** Remembers that this side reset `streamId` (the last 1024 such ids). */
+  #remember(streamId: number): void {
+    if (this.#recentlyReset.has(streamId)) return;
+    this.#recentlyReset.add(streamId);
+    this.#resetOrder.push(streamId);
+    if (this.#resetOrder.length > 1024)
+      this.#recentlyReset.delete(this.#resetOrder.shift() as number);
+  }
+
   #rstFrame(streamId: number, code: number): void {
+    this.#remember(streamId);
     this.#controlBacklogCheck();
     const writer = this.writer;
     const batch = writer.reserve(FRAME_HEADER_BYTES + 4);
@@ -1000,6 +1058,9 @@ export class Http2Session {
 
   /** A stream error on `streamId`: RST_STREAM, and its listener (if any) is told. */
   #streamError(streamId: number, code: number, message: string): void {
+    // A peer that makes this side reset streams (MadeYouReset, CVE-2025-8671) pays from the
+    // same budget as one that resets them itself.
+    if (this.role === "server") this.#chargeReset();
     this.#rstFrame(streamId, code);
     const stream = this.#streams.get(streamId);
     if (stream === undefined) return;

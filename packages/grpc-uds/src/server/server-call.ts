@@ -17,12 +17,17 @@ import {
 import { DeadlineTimer, InboundStream, type ServedMethod } from "@nearwire/core/transport-kit";
 import { decompress, type Encoding } from "../grpc/compression.js";
 import { appendMetadata, metadataOf } from "../grpc/grpc-metadata.js";
-import { MESSAGE_PREFIX_BYTES, MessageReader } from "../grpc/message-reader.js";
+import {
+  type BufferBudget,
+  MESSAGE_PREFIX_BYTES,
+  MessageReader,
+  type MessageSink,
+} from "../grpc/message-reader.js";
 import { sendMessageBytes } from "../grpc/send-message.js";
 import { appendStatus } from "../grpc/status-fields.js";
 import { H2Code, writeU32 } from "../http2/frame.js";
 import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
-import type { Http2Session } from "../http2/http2-session.js";
+import type { DataFiller, Http2Session } from "../http2/http2-session.js";
 import { decodeError } from "./decode-error.js";
 import type { DrainGate } from "./drain-gate.js";
 
@@ -34,6 +39,8 @@ export interface CallHost {
   readonly peer: Peer;
   /** Bytes queued for the socket above which a streaming handler waits. */
   readonly highWaterMarkBytes: number;
+  /** Bytes of unfinished request messages this connection may hold. */
+  readonly budget: BufferBudget;
   /** The calls open on this connection (the call adds and removes itself). */
   readonly calls: Set<ServerCall>;
 }
@@ -41,7 +48,22 @@ export interface CallHost {
 // biome-ignore lint/suspicious/noExplicitAny: handlers of the four kinds, one signature.
 type AnyHandler = (input: any, ctx: HandlerContext) => any;
 
-export class ServerCall implements StreamListener, HandlerContext {
+/** Trailers of a call that succeeded with none of its own (shared). */
+const OK_TRAILERS: readonly string[] = ["grpc-status", "0"];
+const RESPONSE_HEADERS = new Map<string, readonly string[]>();
+
+/** `:status 200` and the request's content type (the list is shared per content type). */
+function responseHeaders(contentType: string): readonly string[] {
+  let fields = RESPONSE_HEADERS.get(contentType);
+  if (fields === undefined) {
+    fields = [":status", "200", "content-type", contentType];
+    // Bounded: a peer choosing content types cannot grow it without limit.
+    if (RESPONSE_HEADERS.size < 64) RESPONSE_HEADERS.set(contentType, fields);
+  }
+  return fields;
+}
+
+export class ServerCall implements StreamListener, HandlerContext, MessageSink, DataFiller {
   readonly method: string;
   readonly deadline: number | undefined;
   readonly #host: CallHost;
@@ -67,7 +89,7 @@ export class ServerCall implements StreamListener, HandlerContext {
   #writable: (() => void) | undefined;
   /** Why the call was cut short (peer reset, deadline, server close), once it was. */
   #cancelled: NearwireError | undefined;
-  /** The value {@link #fill} encodes (the fast path's argument, without a closure per call). */
+  /** The value {@link fillData} encodes (the fast path's argument, without a closure per call). */
   #value: unknown;
 
   constructor(
@@ -86,7 +108,7 @@ export class ServerCall implements StreamListener, HandlerContext {
     this.#contentType = contentType;
     this.#encoding = encoding;
     this.method = served.bound.path;
-    this.#reader = new MessageReader(host.maxMessageBytes, "request");
+    this.#reader = new MessageReader(host.maxMessageBytes, "request", host.budget);
     host.gate.enter();
     host.calls.add(this);
     stream.listener = this;
@@ -156,7 +178,7 @@ export class ServerCall implements StreamListener, HandlerContext {
       return;
     }
     try {
-      this.#reader.push(data, this.#inbound === undefined ? this.#onRequest : this.#onStreamed);
+      this.#reader.push(data, this);
     } catch (err) {
       this.#host.session.consume(stream, data.byteLength);
       this.finish(err);
@@ -182,6 +204,7 @@ export class ServerCall implements StreamListener, HandlerContext {
         ? this.#cancelError()
         : new NearwireError(Code.Canceled, `${this.method}: ${message}`);
     this.#cancelled = error;
+    this.#reader.release();
     this.#controller?.abort(error);
     this.#inbound?.fail(error);
     this.#writable?.();
@@ -197,18 +220,23 @@ export class ServerCall implements StreamListener, HandlerContext {
 
   // --- request ---------------------------------------------------------------------------
 
-  readonly #onRequest = (compressed: boolean, bytes: Uint8Array): void => {
+  /** A request message (MessageSink): kept (unary, server streaming) or decoded and queued. */
+  onMessage(compressed: boolean, bytes: Uint8Array): void {
+    if (this.#inbound !== undefined) {
+      this.#onStreamed(compressed, bytes);
+      return;
+    }
     this.#requests++;
     if (this.#requests > 1)
       throw new NearwireError(Code.Internal, `${this.method} takes one request message; got more`);
     this.#request = compressed ? this.#inflate(bytes) : bytes;
-  };
+  }
 
-  readonly #onStreamed = (compressed: boolean, bytes: Uint8Array): void => {
+  #onStreamed(compressed: boolean, bytes: Uint8Array): void {
     const message = compressed ? this.#inflate(bytes) : bytes;
     const value = this.#decode(message);
     (this.#inbound as InboundStream<unknown>).push(value);
-  };
+  }
 
   #inflate(bytes: Uint8Array): Uint8Array {
     return decompress(this.#encoding, bytes, this.#host.maxMessageBytes, "request");
@@ -339,11 +367,7 @@ export class ServerCall implements StreamListener, HandlerContext {
   #sendHeadersOnce(): void {
     const stream = this.#stream;
     if (stream.headersSent) return;
-    this.#host.session.sendHeaders(
-      stream,
-      [":status", "200", "content-type", this.#contentType],
-      false,
-    );
+    this.#host.session.sendHeaders(stream, responseHeaders(this.#contentType), false);
   }
 
   #sendMessage(value: unknown): void {
@@ -352,7 +376,7 @@ export class ServerCall implements StreamListener, HandlerContext {
     const codec = this.#served.bound.output;
     if (codec.encodeIntoRange !== undefined && this.#encoding === "identity") {
       this.#value = value;
-      const n = session.trySendDataWith(this.#stream, false, this.#fill);
+      const n = session.trySendDataWith(this.#stream, false, this);
       this.#value = undefined;
       if (n >= 0) return;
     }
@@ -360,14 +384,14 @@ export class ServerCall implements StreamListener, HandlerContext {
   }
 
   /** Encodes #value behind a message prefix into `dest[start … end)`; -1 when it needs more room. */
-  readonly #fill = (dest: Uint8Array, start: number, end: number): number => {
+  fillData(dest: Uint8Array, start: number, end: number): number {
     const codec = this.#served.bound.output as Required<MessageCodec<unknown>>;
     const n = codec.encodeIntoRange(this.#value, dest, start + MESSAGE_PREFIX_BYTES, end);
     if (n < 0 || n > this.#host.maxMessageBytes) return -1;
     dest[start] = 0;
     writeU32(dest, start + 1, n);
     return n + MESSAGE_PREFIX_BYTES;
-  };
+  }
 
   #sendEncoded(encoded: Uint8Array): void {
     const max = this.#host.maxMessageBytes;
@@ -401,23 +425,27 @@ export class ServerCall implements StreamListener, HandlerContext {
     }
     this.#finished = true;
     this.#timer?.clear();
+    this.#reader.release();
     this.#host.gate.leave();
     this.#host.calls.delete(this);
     const stream = this.#stream;
     const session = this.#host.session;
-    const fields: string[] = stream.headersSent
-      ? []
-      : [":status", "200", "content-type", this.#contentType];
-    if (error === undefined) {
-      appendStatus(fields, undefined, this.#trailers);
+    let fields: readonly string[];
+    if (error === undefined && this.#trailers === undefined && stream.headersSent) {
+      fields = OK_TRAILERS;
     } else {
-      const err = NearwireError.from(error);
-      this.#inbound?.fail(
-        new NearwireError(Code.Canceled, `${this.method} has ended: ${err.message}`),
-      );
-      appendStatus(fields, err, this.#trailers);
-      this.#cancelled = err;
-      this.#controller?.abort(err);
+      const list = stream.headersSent ? [] : responseHeaders(this.#contentType).slice();
+      fields = list;
+      if (error === undefined) appendStatus(list, undefined, this.#trailers);
+      else {
+        const err = NearwireError.from(error);
+        this.#inbound?.fail(
+          new NearwireError(Code.Canceled, `${this.method} has ended: ${err.message}`),
+        );
+        appendStatus(list, err, this.#trailers);
+        this.#cancelled = err;
+        this.#controller?.abort(err);
+      }
     }
     session.sendHeaders(stream, fields, true);
     // The client may still be sending: tell it to stop (RFC 9113 §8.1).

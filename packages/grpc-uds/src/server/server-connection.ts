@@ -6,6 +6,7 @@ import { Code, NearwireError, type Peer } from "@nearwire/core";
 import type { ServedMethod } from "@nearwire/core/transport-kit";
 import { ACCEPT_ENCODING, encodingOf } from "../grpc/compression.js";
 import { parseGrpcTimeout } from "../grpc/grpc-timeout.js";
+import { BufferBudget, unfinishedMessageLimit } from "../grpc/message-reader.js";
 import { appendStatus } from "../grpc/status-fields.js";
 import { H2Code } from "../http2/frame.js";
 import type { WritableSocket } from "../http2/frame-writer.js";
@@ -33,6 +34,7 @@ export class ServerConnection implements CallHost {
   readonly highWaterMarkBytes: number;
   readonly peer: Peer;
   readonly calls = new Set<ServerCall>();
+  readonly budget: BufferBudget;
   readonly closed: Promise<void>;
   readonly #host: ConnectionHost;
 
@@ -40,6 +42,7 @@ export class ServerConnection implements CallHost {
     this.#host = host;
     this.gate = host.gate;
     this.maxMessageBytes = host.maxMessageBytes;
+    this.budget = new BufferBudget(unfinishedMessageLimit(host.maxMessageBytes));
     this.highWaterMarkBytes = host.highWaterMarkBytes;
     this.peer = peer;
     let onClosed!: () => void;
