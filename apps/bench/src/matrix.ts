@@ -183,13 +183,12 @@ export function comparisonKey(c: CaseSpec, input: MatrixInput): string | undefin
 }
 
 /**
- * CI matrix: a small fixed set, 16 cases at 64 B, chosen for what they guard and for time (each
+ * CI matrix: a small fixed set, 18 cases at 64 B, chosen for what they guard and for time (each
  * runs 3 times on each side of the A/B gate): round-trip latency of the RPC engine over uds,
  * in process (memory) and over shm-ring spin, next to their channels and the bare baselines, and
- * of grpc-uds; 64-in-flight throughput of uds, the engine and shm-ring spin (with its channel,
- * for the engine targets); one-way
- * streaming of the uds and shm-ring channels and of a server-streaming RPC over each. Cases of
- * missing packages drop out.
+ * of grpc-uds; 64-in-flight throughput of uds, the engine, shm-ring spin (with its channel, for
+ * the engine targets) and grpc-uds; one-way streaming of the uds and shm-ring channels and of a
+ * server-streaming RPC over each and over grpc-uds. Cases of missing packages drop out.
  */
 export function buildCiMatrix(input: MatrixInput): CaseSpec[] {
   const have = new Set(input.transports.map((t) => t.id));
@@ -224,6 +223,9 @@ export function buildCiMatrix(input: MatrixInput): CaseSpec[] {
   add("throughput", "memory", "rpc", "bytes");
   add("throughput", "shm-ring-spin", "rpc", "raw");
   add("throughput", "shm-ring-spin-channel", "channel", "frame");
+  // The gRPC engine (nearwire's own HTTP/2): its throughput and stream rows are gated too.
+  add("throughput", "grpc-uds", "rpc", "raw");
+  add("stream", "grpc-uds", "rpc", "raw");
   add("stream", "uds-channel", "channel", "frame");
   add("stream", "uds", "rpc", "raw");
   add("stream", "shm-ring-spin-channel", "channel", "frame");

@@ -149,6 +149,8 @@ test("CI matrix is fixed and leaves out transports that do not exist", () => {
   const all = buildCiMatrix(everything).map((c) => c.key);
   assert.ok(all.includes("latency:shm-ring-spin/raw/64B"));
   assert.ok(all.includes("stream:uds/raw/64B"));
+  assert.ok(all.includes("throughput:grpc-uds/raw/64B"));
+  assert.ok(all.includes("stream:grpc-uds/raw/64B"));
   const onlyBaselines = buildCiMatrix({ transports: [], codecs: ["json"] }).map((c) => c.key);
   assert.ok(onlyBaselines.length > 0);
   for (const k of onlyBaselines) assert.match(k, /bare-/);
