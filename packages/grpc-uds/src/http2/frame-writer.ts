@@ -32,7 +32,10 @@ export class FrameWriter {
   #earlyAt = EARLY_FLUSH_BYTES;
   #closed = false;
   #waiters: (() => void)[] = [];
+  /** Socket writes completed so far: it moves while the peer reads. */
+  completedWrites = 0;
   readonly #onWritten = (): void => {
+    this.completedWrites++;
     const waiters = this.#waiters;
     if (waiters.length === 0) return;
     this.#waiters = [];

@@ -122,6 +122,9 @@ export class Http2Session {
   readonly #emit = (name: string, value: string): void => {
     this.#fields.push(name, value);
   };
+  /** Answers queued since {@link FrameWriter.completedWrites} was last seen to move. */
+  #controlQueued = 0;
+  #controlWritesSeen = 0;
   /** Streams this side reset lately: frames the peer had in flight for them are dropped quietly. */
   readonly #recentlyReset = new Set<number>();
   readonly #resetOrder: number[] = [];
@@ -898,8 +901,20 @@ export class Http2Session {
   }
 
   /** SETTINGS/PING floods: answers are refused once the peer leaves too much of ours unread. */
-  #controlBacklogCheck(): void {
-    if (this.writer.queuedBytes > CONTROL_BACKLOG_BYTES)
+  /**
+   * Counts one answer the peer asked for (PING or SETTINGS ACK, RST_STREAM) and throws
+   * ENHANCE_YOUR_CALM once more than {@link CONTROL_BACKLOG_BYTES} of them were queued since a
+   * socket write last completed — a peer that asks and does not read. DATA queued behind a
+   * slow reader does not count: that is flow control's business.
+   */
+  #controlBacklogCheck(frameBytes = 17): void {
+    const writer = this.writer;
+    if (writer.completedWrites !== this.#controlWritesSeen || writer.queuedBytes === 0) {
+      this.#controlWritesSeen = writer.completedWrites;
+      this.#controlQueued = 0;
+    }
+    this.#controlQueued += frameBytes;
+    if (this.#controlQueued > CONTROL_BACKLOG_BYTES && writer.queuedBytes > CONTROL_BACKLOG_BYTES)
       throw new Http2Error(H2Code.ENHANCE_YOUR_CALM, "the peer does not read what it asks for");
   }
 

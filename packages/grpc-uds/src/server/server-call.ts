@@ -15,7 +15,7 @@ import {
   type Peer,
 } from "@nearwire/core";
 import { DeadlineTimer, InboundStream, type ServedMethod } from "@nearwire/core/transport-kit";
-import { decompress, type Encoding } from "../grpc/compression.js";
+import { ACCEPT_ENCODING, decompress, type Encoding } from "../grpc/compression.js";
 import { appendMetadata, metadataOf } from "../grpc/grpc-metadata.js";
 import {
   type BufferBudget,
@@ -52,13 +52,20 @@ type AnyHandler = (input: any, ctx: HandlerContext) => any;
 const OK_TRAILERS: readonly string[] = ["grpc-status", "0"];
 const RESPONSE_HEADERS = new Map<string, readonly string[]>();
 
-/** `:status 200` and the request's content type (the list is shared per content type). */
-function responseHeaders(contentType: string): readonly string[] {
-  let fields = RESPONSE_HEADERS.get(contentType);
+/**
+ * `:status 200`, the request's content type and, when responses are compressed (the request's
+ * own encoding, as grpc-go answers), `grpc-encoding` (the list is shared per pair).
+ */
+function responseHeaders(contentType: string, encoding: Encoding): readonly string[] {
+  const key = encoding === "identity" ? contentType : `${contentType}\n${encoding}`;
+  let fields = RESPONSE_HEADERS.get(key);
   if (fields === undefined) {
-    fields = [":status", "200", "content-type", contentType];
+    const made = [":status", "200", "content-type", contentType];
+    if (encoding !== "identity")
+      made.push("grpc-encoding", encoding, "grpc-accept-encoding", ACCEPT_ENCODING);
+    fields = made;
     // Bounded: a peer choosing content types cannot grow it without limit.
-    if (RESPONSE_HEADERS.size < 64) RESPONSE_HEADERS.set(contentType, fields);
+    if (RESPONSE_HEADERS.size < 64) RESPONSE_HEADERS.set(key, fields);
   }
   return fields;
 }
@@ -367,7 +374,11 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   #sendHeadersOnce(): void {
     const stream = this.#stream;
     if (stream.headersSent) return;
-    this.#host.session.sendHeaders(stream, responseHeaders(this.#contentType), false);
+    this.#host.session.sendHeaders(
+      stream,
+      responseHeaders(this.#contentType, this.#encoding),
+      false,
+    );
   }
 
   #sendMessage(value: unknown): void {
@@ -434,7 +445,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
     if (error === undefined && this.#trailers === undefined && stream.headersSent) {
       fields = OK_TRAILERS;
     } else {
-      const list = stream.headersSent ? [] : responseHeaders(this.#contentType).slice();
+      const list = stream.headersSent ? [] : responseHeaders(this.#contentType, "identity").slice();
       fields = list;
       if (error === undefined) appendStatus(list, undefined, this.#trailers);
       else {
