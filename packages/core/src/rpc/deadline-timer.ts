@@ -4,7 +4,7 @@ export const MAX_TIMER_MS = 0x7fffffff;
 /**
  * A one-shot timer for a call's deadline that honours every u32 millisecond value of the wire
  * (up to 2^32 − 1 ms, about 49.7 days) by chaining `setTimeout`s of at most
- * {@link MAX_TIMER_MS}.
+ * `MAX_TIMER_MS` (2^31 − 1 ms).
  */
 export class DeadlineTimer {
   private timer: NodeJS.Timeout | undefined;
