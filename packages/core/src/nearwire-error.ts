@@ -29,7 +29,8 @@ export type ErrorReason =
   | "nothing-listens"
   | "codec-mismatch"
   | "transport-mismatch"
-  | "symlink";
+  | "symlink"
+  | "crash-loop";
 
 /** Every {@link ErrorReason}, checked complete by the compiler. */
 const ERROR_REASONS: Record<ErrorReason, true> = {
@@ -57,6 +58,7 @@ const ERROR_REASONS: Record<ErrorReason, true> = {
   "codec-mismatch": true,
   "transport-mismatch": true,
   symlink: true,
+  "crash-loop": true,
 };
 
 /**
