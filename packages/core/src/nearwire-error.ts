@@ -30,7 +30,8 @@ export type ErrorReason =
   | "codec-mismatch"
   | "transport-mismatch"
   | "symlink"
-  | "crash-loop";
+  | "crash-loop"
+  | "changed-during-read";
 
 /** Every {@link ErrorReason}, checked complete by the compiler. */
 const ERROR_REASONS: Record<ErrorReason, true> = {
@@ -59,6 +60,7 @@ const ERROR_REASONS: Record<ErrorReason, true> = {
   "transport-mismatch": true,
   symlink: true,
   "crash-loop": true,
+  "changed-during-read": true,
 };
 
 /**

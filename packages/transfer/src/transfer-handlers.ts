@@ -5,6 +5,7 @@ import type { HandlerContext, ServiceImpl } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { type ChunkWriter, chunkWriter, WRITE_QUEUE_BYTES } from "./chunk-writer.js";
+import { changedError, checkUnchanged, settledVersion } from "./file-version.js";
 import { hashFileRange } from "./hash-file-range.js";
 import {
   openPartialUpload,
@@ -297,10 +298,11 @@ export function createTransferHandlers(
     const handle = await openForReading(name, target);
     let next: Promise<Uint8Array> | undefined;
     try {
-      const st = await handle.stat();
-      if (!st.isFile())
+      // The version read: a change of it during the read (size, mtime, ctime) fails the call.
+      const version = await settledVersion(handle);
+      if (!version.isFile())
         throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is not a file`);
-      const size = st.size;
+      const size = Number(version.size);
       let offset = req.offsetBytes;
       let hash = createHash("sha256");
       if (offset > 0) {
@@ -325,10 +327,11 @@ export function createTransferHandlers(
       do {
         const data = await next;
         const end = offset + data.byteLength;
-        if (data.byteLength === 0 && end < size)
-          throw new NearwireError(Code.Aborted, `${JSON.stringify(name)} shrank while it was read`);
+        if (data.byteLength === 0 && end < size) throw changedError(name); // it shrank
         const last = end >= size;
         if (!last) next = read(end);
+        // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
+        else await checkUnchanged(handle, version, name);
         hash.update(data);
         ctx.signal.throwIfAborted();
         yield {
