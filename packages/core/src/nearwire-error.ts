@@ -29,7 +29,9 @@ export type ErrorReason =
   | "nothing-listens"
   | "codec-mismatch"
   | "transport-mismatch"
-  | "symlink";
+  | "symlink"
+  | "crash-loop"
+  | "changed-during-read";
 
 /** Every {@link ErrorReason}, checked complete by the compiler. */
 const ERROR_REASONS: Record<ErrorReason, true> = {
@@ -57,6 +59,8 @@ const ERROR_REASONS: Record<ErrorReason, true> = {
   "codec-mismatch": true,
   "transport-mismatch": true,
   symlink: true,
+  "crash-loop": true,
+  "changed-during-read": true,
 };
 
 /**

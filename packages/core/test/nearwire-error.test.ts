@@ -59,7 +59,14 @@ describe("NearwireError.from: the one errno mapping", () => {
 
 describe("isErrorReason: reasons read off the wire stay in the closed set", () => {
   it("knows every reason and nothing else", () => {
-    for (const r of ["peer-closed", "frame-too-large", "server-closing", "symlink"])
+    for (const r of [
+      "peer-closed",
+      "frame-too-large",
+      "server-closing",
+      "symlink",
+      "crash-loop",
+      "changed-during-read",
+    ])
       assert.equal(isErrorReason(r), true, r);
     for (const r of ["bogus", "", "__proto__", "constructor", "toString", 42, undefined, null])
       assert.equal(isErrorReason(r), false, String(r));

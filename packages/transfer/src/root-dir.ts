@@ -1,4 +1,4 @@
-import { constants, existsSync } from "node:fs";
+import { constants, existsSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { Code, NearwireError } from "@nearwire/core";
@@ -105,6 +105,29 @@ export async function openFileIn(
   } catch (err) {
     throw await lookupError(err, at, shown, shown);
   }
+}
+
+/**
+ * What `dir/base` is (`lstat`), or undefined when nothing is there; a symlink is
+ * PERMISSION_DENIED (reason `symlink`): the one check of a last segment that is not opened
+ * (status, an upload's target name).
+ */
+export async function lstatNoSymlink(
+  dir: OpenDir,
+  base: string,
+  shown: string,
+): Promise<Stats | undefined> {
+  const st = await lstat(pathIn(dir, base)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
+    throw NearwireError.from(err, Code.Internal);
+  });
+  if (st?.isSymbolicLink())
+    throw new NearwireError(
+      Code.PermissionDenied,
+      `${JSON.stringify(shown)} is a symlink (none are followed below the root)`,
+      { reason: "symlink" },
+    );
+  return st;
 }
 
 /** `dir/base` as a path for calls that take one (`rename`, `stat`): resolved in `dir`. */

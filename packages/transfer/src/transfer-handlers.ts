@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { constants, realpathSync, statSync } from "node:fs";
-import { type FileHandle, lstat, rename } from "node:fs/promises";
+import { type FileHandle, rename } from "node:fs/promises";
 import type { HandlerContext, ServiceImpl } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { type ChunkWriter, chunkWriter, WRITE_QUEUE_BYTES } from "./chunk-writer.js";
+import { changedError, checkUnchanged, settledVersion } from "./file-version.js";
 import { hashFileRange } from "./hash-file-range.js";
 import {
   openPartialUpload,
@@ -14,7 +15,14 @@ import {
   removePartial,
 } from "./partial-upload.js";
 import { decodedBytes, plainBytes } from "./plain-bytes.js";
-import { type OpenDir, openDirIn, openFileIn, openRoot, pathIn } from "./root-dir.js";
+import {
+  lstatNoSymlink,
+  type OpenDir,
+  openDirIn,
+  openFileIn,
+  openRoot,
+  pathIn,
+} from "./root-dir.js";
 import { checkName, STAGING_DIR_NAME } from "./transfer-name.js";
 import type {
   DownloadChunk,
@@ -88,16 +96,7 @@ export function createTransferHandlers(
       const dir = await openDirIn(root, dirSegs, name).catch(notFoundAs(undefined));
       if (dir !== undefined) {
         try {
-          const st = await lstat(pathIn(dir, base)).catch((err: NodeJS.ErrnoException) => {
-            if (err.code === "ENOENT") return undefined;
-            throw NearwireError.from(err, Code.Internal);
-          });
-          if (st?.isSymbolicLink())
-            throw new NearwireError(
-              Code.PermissionDenied,
-              `${JSON.stringify(name)} is a symlink (none are followed below the root)`,
-              { reason: "symlink" },
-            );
+          const st = await lstatNoSymlink(dir, base, name);
           if (st?.isFile()) sizeBytes = st.size;
         } finally {
           await dir.close();
@@ -154,8 +153,16 @@ export function createTransferHandlers(
     let committed = false;
     try {
       root = await openRoot(realRoot);
-      // Refuse a name under a symlink before any data is taken (the commit checks again).
-      await (await openDirIn(root, target.dir, name).catch(notFoundAs(undefined)))?.close();
+      // Refuse a name that is or is under a symlink before any data is taken (the commit checks
+      // again).
+      const dir = await openDirIn(root, target.dir, name).catch(notFoundAs(undefined));
+      if (dir !== undefined) {
+        try {
+          await lstatNoSymlink(dir, target.base, name);
+        } finally {
+          await dir.close();
+        }
+      }
       lock = await lockUpload(rootId, name);
       if (lock === undefined)
         throw new NearwireError(
@@ -273,6 +280,9 @@ export function createTransferHandlers(
     // the rename names it by descriptor, so it lands in the directory that was checked.
     const dir = await openDirIn(root, target.dir, name, { create: true });
     try {
+      // A symlink planted between this check and the rename is replaced by the file: rename
+      // never follows one, so nothing outside the root is touched.
+      await lstatNoSymlink(dir, target.base, name);
       await rename(partial.paths.part, pathIn(dir, target.base));
       await dir.handle.sync();
     } finally {
@@ -297,10 +307,11 @@ export function createTransferHandlers(
     const handle = await openForReading(name, target);
     let next: Promise<Uint8Array> | undefined;
     try {
-      const st = await handle.stat();
-      if (!st.isFile())
+      // The version read: a change of it during the read (size, mtime, ctime) fails the call.
+      const version = await settledVersion(handle);
+      if (!version.isFile())
         throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is not a file`);
-      const size = st.size;
+      const size = Number(version.size);
       let offset = req.offsetBytes;
       let hash = createHash("sha256");
       if (offset > 0) {
@@ -325,10 +336,11 @@ export function createTransferHandlers(
       do {
         const data = await next;
         const end = offset + data.byteLength;
-        if (data.byteLength === 0 && end < size)
-          throw new NearwireError(Code.Aborted, `${JSON.stringify(name)} shrank while it was read`);
+        if (data.byteLength === 0 && end < size) throw changedError(name); // it shrank
         const last = end >= size;
         if (!last) next = read(end);
+        // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
+        else await checkUnchanged(handle, version, name);
         hash.update(data);
         ctx.signal.throwIfAborted();
         yield {

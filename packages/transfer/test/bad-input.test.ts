@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
@@ -97,6 +107,44 @@ describe("bad input (memory transport)", () => {
     await assert.rejects(rig.client.upload(goodSrc, "inner-link/x"), symlinkDenied);
     assert.equal(existsSync(join(outside.dir, "x")), false);
     assert.equal(existsSync(join(rig.root, "real", "x")), false);
+    await stillWorks();
+  });
+
+  it("an upload to a name that is itself a symlink is PERMISSION_DENIED symlink, also without the client's status check", async () => {
+    const symlinkDenied = (err: NearwireError) =>
+      err.code === Code.PermissionDenied && err.reason === "symlink";
+    const target = join(outside.dir, "victim");
+    writeFileSync(target, "victim");
+    symlinkSync(target, join(rig.root, "victim-link"));
+    symlinkSync(join(outside.dir, "none"), join(rig.root, "dangling-link"));
+    const data = new Uint8Array(1000).fill(7);
+    const stagingFiles = () => {
+      const staging = join(rig.root, ".nearwire-transfer");
+      return existsSync(staging) ? readdirSync(staging).sort() : [];
+    };
+    const stagedBefore = stagingFiles();
+    for (const name of ["victim-link", "dangling-link"]) {
+      // A raw client: one message, straight to commit (no status call first).
+      await assert.rejects(
+        rawUpload([
+          {
+            name,
+            sizeBytes: data.length,
+            data,
+            crc32c: crc32c(data),
+            last: true,
+            sha256: createHash("sha256").update(data).digest(),
+          },
+        ]),
+        symlinkDenied,
+      );
+      await assert.rejects(rig.client.upload([data], name), symlinkDenied);
+      assert.ok(lstatSync(join(rig.root, name)).isSymbolicLink(), `${name} is still the link`);
+      assert.deepEqual(stagingFiles(), stagedBefore, "no partial upload was started");
+    }
+    assert.equal(readlinkSync(join(rig.root, "victim-link")), target);
+    assert.equal(readFileSync(target, "utf8"), "victim");
+    assert.equal(existsSync(join(outside.dir, "none")), false);
     await stillWorks();
   });
 

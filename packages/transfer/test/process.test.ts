@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -88,6 +98,45 @@ describe("transfer between processes over uds", () => {
     const bad = await cli(["get", "../etc/passwd", join(local, "x")]);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /INVALID_ARGUMENT/);
+  });
+
+  it("a file rewritten in place mid-download fails ABORTED changed-during-read; a retry gets one version", async () => {
+    const size = 16 * 1024 * 1024; // far over the 1 MiB flow-control window: read after the rewrite
+    const path = join(root, "rw.bin");
+    const v1 = randomBytes(size);
+    const v2 = randomBytes(size);
+    writeFileSync(path, v1);
+    const inode = statSync(path).ino;
+    const steadyHex = randomFile(join(root, "steady.bin"), 4 * 1024 * 1024);
+    const client = await connect();
+    const dest = join(local, "rw.dest");
+    let rewritten = false;
+    const torn = client.download("rw.bin", dest, {
+      onProgress: (p) => {
+        if (rewritten || p.transferredBytes < 1024 * 1024) return;
+        rewritten = true; // this process rewrites the served file: same inode, same size
+        const fd = openSync(path, "r+");
+        try {
+          for (let at = 0; at < size; ) at += writeSync(fd, v2, at, size - at, at);
+        } finally {
+          closeSync(fd);
+        }
+      },
+    });
+    const steady = client.download("steady.bin", join(local, "steady.dest"));
+    await assert.rejects(torn, (err: NearwireError) => {
+      assert.equal(err.code, Code.Aborted);
+      assert.equal(err.reason, "changed-during-read");
+      return true;
+    });
+    assert.ok(rewritten);
+    assert.equal((await steady).sha256, steadyHex, "a download of another file is untouched");
+    assert.equal(statSync(path).ino, inode);
+    assert.equal(existsSync(dest), false, "no file of mixed versions under the name");
+    const again = await client.download("rw.bin", dest);
+    assert.equal(again.sha256, sha256(v2));
+    assert.equal(sha256(dest), sha256(v2));
+    assert.equal(existsSync(dest + DOWNLOAD_PART_SUFFIX), false);
   });
 
   it("resumes after the client is killed with SIGKILL mid-upload", async () => {

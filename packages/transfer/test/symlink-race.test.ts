@@ -4,8 +4,10 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readlinkSync,
   renameSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { readFile, rename } from "node:fs/promises";
@@ -105,6 +107,38 @@ describe("symlink swaps between check and use", { skip: !FD_PATHS }, () => {
       const done = await rig.client.upload([data], "up/x.bin", { sizeBytes: data.length });
       assert.equal(done.sha256, sha256(data));
       assert.equal(sha256(join(rig.root, "up", "x.bin")), sha256(data));
+    });
+
+    it("an upload whose own name becomes a symlink mid-upload is refused at commit", async () => {
+      const data = new Uint8Array(300_000).fill(5);
+      let go!: () => void;
+      const gate = new Promise<void>((r) => {
+        go = r;
+      });
+      let sent!: () => void;
+      const started = new Promise<void>((r) => {
+        sent = r;
+      });
+      async function* source() {
+        yield data.subarray(0, 131072);
+        sent();
+        await gate;
+        yield data.subarray(131072);
+      }
+      const up = rig.client.upload(source(), "named.bin", { sizeBytes: data.length });
+      await started;
+      for (let i = 0; i < 200 && !(await rig.client.status("named.bin")).active; i++)
+        await new Promise((r) => setTimeout(r, 5));
+      symlinkSync(join(outside, "f"), join(rig.root, "named.bin"));
+      go();
+      await assert.rejects(up, isSymlinkDenied);
+      assert.equal(await readFile(join(outside, "f"), "utf8"), "outside");
+      assert.equal(readlinkSync(join(rig.root, "named.bin")), join(outside, "f"));
+      // Nothing else broke: with the link gone, the same upload commits.
+      unlinkSync(join(rig.root, "named.bin"));
+      const done = await rig.client.upload([data], "named.bin", { sizeBytes: data.length });
+      assert.equal(done.sha256, sha256(data));
+      assert.equal(sha256(join(rig.root, "named.bin")), sha256(data));
     });
 
     it("downloads while a directory and a symlink swap places never read outside the root", async () => {

@@ -24,6 +24,8 @@ export interface WorkerChannelParts {
   wait: WaitMode;
   spinUs: number;
   peer: string;
+  /** Why the peer died, when its owner learnt it (named in the `peer-closed` message). */
+  deathCause?: () => string | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ export class WorkerChannel extends RingChannel implements Channel {
   private readonly i32: Int32Array;
   private readonly side: 0 | 1;
   private readonly port: MessagePort;
+  private readonly deathCause: (() => string | undefined) | undefined;
   /** Word the peer sleeps on (its receive ring's parked flag): notified after a write. */
   private readonly peerParkedIndex: number;
   /** Word this side sleeps on while parked. */
@@ -64,6 +67,7 @@ export class WorkerChannel extends RingChannel implements Channel {
     this.i32 = new Int32Array(parts.buffer);
     this.side = parts.side;
     this.port = parts.port;
+    this.deathCause = parts.deathCause;
     const sendRing = parts.side;
     const recvRing = parts.side === 0 ? 1 : 0;
     const word = (ring: 0 | 1, field: number) => (RING_CONTROL_OFFSETS[ring] + field) >> 2;
@@ -116,7 +120,7 @@ export class WorkerChannel extends RingChannel implements Channel {
   }
 
   protected peerEndError(): NearwireError | undefined {
-    return readEnd(this.buffer, this.side === 0 ? 1 : 0, this.peer);
+    return readEnd(this.buffer, this.side === 0 ? 1 : 0, this.peer, this.deathCause?.());
   }
 
   private readonly onPortClose = (): void => {

@@ -14,6 +14,7 @@ import {
   readFeatures,
 } from "@nearwire/ring";
 import { WorkerChannel } from "./worker-channel.js";
+import { deathOf } from "./worker-death.js";
 import type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
 import { createWorkerSegment } from "./worker-segment.js";
 
@@ -190,6 +191,7 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
               wait,
               spinUs,
               peer,
+              ...(endpoint instanceof Worker ? { deathCause: () => deathOf(endpoint) } : {}),
             }),
           );
         };
@@ -262,12 +264,15 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
         const onEndpointMessage = (m: unknown): void => {
           if ((m as { nearwire?: unknown } | null)?.nearwire === "listening") offer();
         };
-        const onGone = (): void =>
+        const onGone = (): void => {
+          const cause = endpoint instanceof Worker ? deathOf(endpoint) : undefined;
+          const how = cause === undefined ? "" : ` (${cause})`;
           finish(
-            new NearwireError(Code.Unavailable, `${peer} exited before accepting`, {
+            new NearwireError(Code.Unavailable, `${peer} exited before accepting${how}`, {
               reason: "peer-closed",
             }),
           );
+        };
         endpoint.on("message", onEndpointMessage);
         if (endpoint instanceof Worker) endpoint.once("exit", onGone);
         else endpoint.once("close", onGone);

@@ -64,12 +64,14 @@ export function writeEnd(buffer: SharedArrayBuffer, side: 0 | 1, error?: Nearwir
 
 /**
  * How side `side` ended, seen by the other side once the connection port closed: `undefined`
- * for a clean close, its error, or UNAVAILABLE `peer-closed` when it wrote nothing (it died).
+ * for a clean close, its error, or UNAVAILABLE `peer-closed` when it wrote nothing (it died; the
+ * message names `cause` when the worker's owner knows it).
  */
 export function readEnd(
   buffer: SharedArrayBuffer,
   side: 0 | 1,
   peer: string,
+  cause?: string,
 ): NearwireError | undefined {
   const at = endOffset(side);
   const i32 = new Int32Array(buffer, at, 2);
@@ -79,7 +81,8 @@ export function readEnd(
     const n = Math.min(i32[1] as number, END_JSON_MAX_BYTES);
     return endError(Buffer.from(buffer, at + 8, n).toString("utf8"), peer);
   }
-  return new NearwireError(Code.Unavailable, `worker peer ${peer} exited or closed its port`, {
+  const how = cause === undefined ? "exited or closed its port" : `died: ${cause}`;
+  return new NearwireError(Code.Unavailable, `worker peer ${peer} ${how}`, {
     reason: "peer-closed",
   });
 }
