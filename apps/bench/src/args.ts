@@ -66,6 +66,7 @@ Selection
   --full                  every transport x codec x message x size (default: a ~2 minute matrix)
   --filter <regex>        keep cases whose id (transport/codec/payload) or key (mode:id) matches
   --transports <list>     uds,tcp,grpc-uds,shm-ring[-spin|-park|-adaptive],uds-channel,bare-net-uds,...
+                          go (the Go yardstick: go-grpc-uds, go-grpc-tcp, go-uds; needs go on PATH)
   --codecs <list>         json,msgpack,protobuf,flatbuffers,raw
   --messages <list>       tick,request,metric,chunk (chunk = the payload-size sweep)
   --sizes <list>          64B,1KiB,64KiB,1MiB

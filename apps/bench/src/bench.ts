@@ -23,6 +23,7 @@ import {
 } from "./ci.js";
 import type { CodecResult } from "./codec-bench.js";
 import { textTable } from "./format.js";
+import { resolveGoRows } from "./go-rows.js";
 import { renderHtml } from "./html-report.js";
 import { defaultPin, machineInfo } from "./machine.js";
 import { renderMarkdown } from "./markdown-report.js";
@@ -100,13 +101,26 @@ export async function runBench(
 
   const plugins = await loadPlugins();
   const codecNames = plugins.messages.codecs.map((c) => c.name);
-  const input: MatrixInput = { transports: plugins.transports, codecs: codecNames };
+  // The Go yardstick's rows are offered to every run but the CI one, and dropped below (with a
+  // line saying why) when Go is not there.
+  const input: MatrixInput = {
+    transports: plugins.transports,
+    codecs: codecNames,
+    go: !options.ci,
+  };
   for (const a of plugins.availability)
     io.out(`  ${a.name}: ${a.status}${a.detail ? ` (${a.detail})` : ""}`);
 
   const keep = (c: CaseSpec) =>
     options.filter === undefined || options.filter.test(c.id) || options.filter.test(c.key);
-  const cases = options.ci ? buildCiMatrix(input).filter(keep) : buildMatrix(options, input);
+  const go = resolveGoRows(
+    options.ci ? buildCiMatrix(input).filter(keep) : buildMatrix(options, input),
+    !options.list,
+  );
+  const cases = go.cases;
+  if (go.line !== undefined) io.out(go.line);
+  if (go.availability !== undefined) plugins.availability.push(go.availability);
+  if (go.binary !== undefined) settings.goBinary = go.binary;
   const codecJobs = codecPlan(options, codecNames);
   const transferCases = await mainRunTransferCases(options);
   if (options.list) {

@@ -6,6 +6,7 @@ import {
   makeCase,
   sizeLabel,
 } from "./case-spec.js";
+import { GO_TRANSPORTS, isGoTransport } from "./go-case.js";
 import type { TransportPlugin } from "./plugins.js";
 
 /** The hand-written baselines, always available: what a user would write without nearwire. */
@@ -27,7 +28,7 @@ const RAW_ONLY = (transport: string) => transport.startsWith("worker-");
  * Transports measured only at the smallest size, latency and throughput, unless `--full`: gRPC
  * over TCP loopback is there to set beside gRPC over a Unix socket, as the seed did.
  */
-const SMALL_ONLY = ["grpc-tcp", "bare-grpc-js-tcp"];
+const SMALL_ONLY = ["grpc-tcp", "bare-grpc-js-tcp", "go-grpc-tcp"];
 
 /** What the matrix builder needs to know about the machine's packages. */
 export interface MatrixInput {
@@ -35,6 +36,11 @@ export interface MatrixInput {
   transports: Pick<TransportPlugin, "id" | "layer" | "baseline">[];
   /** Usable codec names, json first. */
   codecs: string[];
+  /**
+   * Add the Go yardstick's rows (`go-grpc-uds`, `go-grpc-tcp`, `go-uds`: latency and throughput,
+   * no streams) beside the hand-written baselines: `go` is on PATH. Never in the CI matrix.
+   */
+  go?: boolean;
 }
 
 /** The transport (or baseline) a transport's rows are compared to; undefined for baselines. */
@@ -92,11 +98,13 @@ export function buildMatrix(options: BenchOptions, input: MatrixInput): CaseSpec
     }
     for (const s of sizes) into.push(sized(transport, layer, codec, "latency", s));
     for (const s of flowSizes) into.push(sized(transport, layer, codec, "throughput", s));
+    if (isGoTransport(transport)) return; // the Go clients measure unary calls only
     for (const s of streamSizes) into.push(sized(transport, layer, codec, "stream", s));
   };
 
   const bare: CaseSpec[] = [];
   for (const t of BASELINE_TRANSPORTS) flows(t, "baseline", "bytes", bare);
+  if (input.go === true) for (const t of GO_TRANSPORTS) flows(t, "baseline", "bytes", bare);
   if (!sizes.includes(64))
     bare.push(...BASELINE_TRANSPORTS.map((t) => sized(t, "baseline", "bytes", "latency", 64)));
   if (messages.has("chunk")) all.push(...bare);
@@ -188,7 +196,9 @@ export function comparisonKey(c: CaseSpec, input: MatrixInput): string | undefin
  * in process (memory) and over shm-ring spin, next to their channels and the bare baselines, and
  * of grpc-uds; 64-in-flight throughput of uds, the engine, shm-ring spin (with its channel, for
  * the engine targets) and grpc-uds; one-way streaming of the uds and shm-ring channels and of a
- * server-streaming RPC over each and over grpc-uds. Cases of missing packages drop out.
+ * server-streaming RPC over each and over grpc-uds. Cases of missing packages drop out. No Go
+ * yardstick row: Go does not change with a nearwire commit, and the base tree of the A/B gate
+ * may not have it.
  */
 export function buildCiMatrix(input: MatrixInput): CaseSpec[] {
   const have = new Set(input.transports.map((t) => t.id));

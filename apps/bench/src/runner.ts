@@ -2,9 +2,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { CaseSpec, MessageName } from "./case-spec.js";
 import type { CodecResult } from "./codec-bench.js";
+import {
+  type GoClientResult,
+  goClientArgv,
+  goRunResult,
+  goServerArgv,
+  isGoTransport,
+} from "./go-case.js";
 import { serverInThread } from "./plugins.js";
 import type { RunResult } from "./run-result.js";
 import type { CodecArgs, EndpointArgs, FromWorker, ToWorker } from "./worker.js";
@@ -13,7 +21,8 @@ import type { CodecArgs, EndpointArgs, FromWorker, ToWorker } from "./worker.js"
  * The orchestrator: for each case it spawns a server child (pinned to core 1) and a client
  * child (pinned to core 0), so client, server and the orchestrator never share a JIT or a heap.
  * A case whose server is a worker thread of the client (`serverInThread`) pins the client to
- * cores 0 and 1 (its server child idles).
+ * cores 0 and 1 (its server child idles). A go-* case runs the Go yardstick's server and client
+ * (`go-case.ts`) in their place, pinned and sequenced the same way.
  * It sequences warm-up → server CPU mark → measure → server CPU mark, and kills its children
  * by PID if a case hangs.
  */
@@ -26,6 +35,8 @@ export interface RunSettings {
   seed: number;
   /** When set, every server and client process writes a V8 CPU profile here (`--cpu-prof`). */
   cpuProfDir?: string;
+  /** The Go yardstick's binary (`go-build.ts`), for the go-* rows; unset when Go is not there. */
+  goBinary?: string;
 }
 
 /** A case's outcome: its runs (one per repeat) or the error that stopped it. */
@@ -59,51 +70,85 @@ export const CURRENT_BUILD: Build = {
   nodeArgs: fromSource ? ["--import", "tsx"] : [],
 };
 
-/** One child process with an IPC channel and a bounded wait for each expected message. */
+/**
+ * How to start one child: its command line, and how it talks. `ipc`: a Node.js worker on the IPC
+ * channel; `lines`: a Go yardstick process, the same messages as JSON lines on stdin/stdout.
+ */
+interface Launch {
+  argv: readonly string[];
+  talk: "ipc" | "lines";
+  env?: Readonly<Record<string, string>>;
+}
+
+/** A Node.js worker of `build` in `role` (`worker.js <role> <json>`). */
+function nodeLaunch(
+  role: string,
+  args: unknown,
+  build: Build,
+  cpuProfDir: string | undefined,
+): Launch {
+  const profile =
+    cpuProfDir === undefined
+      ? []
+      : [
+          "--cpu-prof",
+          `--cpu-prof-dir=${cpuProfDir}`,
+          `--cpu-prof-name=${build.label}-${role}-${Date.now()}.cpuprofile`,
+        ];
+  return {
+    argv: [
+      process.execPath,
+      ...profile,
+      ...build.nodeArgs,
+      build.workerFile,
+      role,
+      JSON.stringify(args),
+    ],
+    talk: "ipc",
+    ...(build.env === undefined ? {} : { env: build.env }),
+  };
+}
+
+/** One child process with a message channel and a bounded wait for each expected message. */
 class Worker {
   readonly child: ChildProcess;
+  readonly #talk: Launch["talk"];
   #inbox: FromWorker[] = [];
   #waiter: (() => void) | undefined;
   #exited = false;
   #output = "";
 
-  constructor(
-    role: string,
-    args: unknown,
-    core: number | string | undefined,
-    build: Build,
-    cpuProfDir: string | undefined,
-  ) {
-    const nodeArgs = [
-      ...(cpuProfDir === undefined
-        ? []
-        : [
-            "--cpu-prof",
-            `--cpu-prof-dir=${cpuProfDir}`,
-            `--cpu-prof-name=${build.label}-${role}-${Date.now()}.cpuprofile`,
-          ]),
-      ...build.nodeArgs,
-      build.workerFile,
-      role,
-      JSON.stringify(args),
-    ];
-    const [cmd, argv] =
-      core === undefined
-        ? [process.execPath, nodeArgs]
-        : ["taskset", ["-c", String(core), process.execPath, ...nodeArgs]];
-    this.child = spawn(cmd, argv, {
-      stdio: ["ignore", "pipe", "pipe", "ipc"],
-      env: build.env === undefined ? process.env : { ...process.env, ...build.env },
+  constructor(launch: Launch, core: number | string | undefined) {
+    const [cmd, ...argv] =
+      core === undefined ? launch.argv : ["taskset", "-c", String(core), ...launch.argv];
+    this.#talk = launch.talk;
+    this.child = spawn(cmd as string, argv, {
+      stdio: launch.talk === "ipc" ? ["ignore", "pipe", "pipe", "ipc"] : ["pipe", "pipe", "pipe"],
+      env: launch.env === undefined ? process.env : { ...process.env, ...launch.env },
     });
-    const keep = (d: Buffer) => {
+    const keep = (d: Buffer | string) => {
       this.#output = (this.#output + d.toString()).slice(-2000);
     };
-    this.child.stdout?.on("data", keep);
-    this.child.stderr?.on("data", keep);
-    this.child.on("message", (m) => {
+    const receive = (m: unknown) => {
       this.#inbox.push(m as FromWorker);
       this.#waiter?.();
-    });
+    };
+    this.child.stderr?.on("data", keep);
+    if (launch.talk === "ipc") {
+      this.child.stdout?.on("data", keep);
+      this.child.on("message", receive);
+    } else {
+      this.child.stdin?.on("error", () => {});
+      const lines = createInterface({ input: this.child.stdout as NodeJS.ReadableStream });
+      lines.on("line", (line) => {
+        if (!line.startsWith("{")) return keep(`${line}\n`);
+        try {
+          receive(JSON.parse(line));
+        } catch {
+          keep(`${line}\n`);
+        }
+      });
+    }
     this.child.on("exit", () => {
       this.#exited = true;
       this.#waiter?.();
@@ -111,7 +156,9 @@ class Worker {
   }
 
   send(msg: ToWorker): void {
-    if (this.child.connected) this.child.send(msg);
+    if (this.#talk === "lines") {
+      if (!this.#exited) this.child.stdin?.write(`${JSON.stringify(msg)}\n`);
+    } else if (this.child.connected) this.child.send(msg);
   }
 
   /** Waits for a message of type `t`; rejects on an error message, exit, or timeout. */
@@ -169,8 +216,32 @@ export class Orchestrator {
   }
 
   #address(spec: CaseSpec): string {
-    const isTcp = /^(tcp|bare-net-tcp|grpc-tcp|bare-grpc-js-tcp)$/.test(spec.transport);
+    const isTcp = /^(tcp|bare-net-tcp|grpc-tcp|bare-grpc-js-tcp|go-grpc-tcp)$/.test(spec.transport);
     return isTcp ? "tcp:127.0.0.1:0" : join(this.dir, `${++this.#n}.sock`);
+  }
+
+  /**
+   * The server's and the client's launch for `spec`: Node.js workers of `build`, or the Go
+   * yardstick's programs for a go-* row (always this tree's, whatever `build`).
+   */
+  #launches(spec: CaseSpec, build: Build, args: EndpointArgs) {
+    const prof = this.settings.cpuProfDir;
+    if (!isGoTransport(spec.transport))
+      return {
+        server: nodeLaunch("server", args, build, prof),
+        client: (address: string) => nodeLaunch("client", { ...args, address }, build, prof),
+      };
+    const binary = this.settings.goBinary;
+    if (binary === undefined) throw new Error(`${spec.key}: the Go yardstick is not built`);
+    const samplesFile = join(this.dir, `${++this.#n}.samples`);
+    return {
+      server: { argv: goServerArgv(binary, spec, args.address), talk: "lines" } as Launch,
+      client: (address: string): Launch => ({
+        argv: goClientArgv(binary, spec, address, { ...args, samplesFile }),
+        talk: "lines",
+      }),
+      samplesFile,
+    };
   }
 
   /** Runs one case once, with fresh server and client processes of `build`. */
@@ -178,18 +249,15 @@ export class Orchestrator {
     const { durationMs, warmupMs, pin, seed } = this.settings;
     const address = this.#address(spec);
     const args: EndpointArgs = { spec, address, seed, durationMs, warmupMs };
-    const prof = this.settings.cpuProfDir;
-    const server = new Worker("server", args, pin ? 1 : undefined, build, prof);
+    const launch = this.#launches(spec, build, args);
+    const server = new Worker(launch.server, pin ? 1 : undefined);
     let client: Worker | undefined;
     try {
       const ready = await server.expect("ready", 20_000);
       // A server thread of the client process (worker rows, postMessage) needs the second core.
       client = new Worker(
-        "client",
-        { ...args, address: ready.address },
+        launch.client(ready.address),
         pin ? (serverInThread(spec.transport) ? "0,1" : 0) : undefined,
-        build,
-        prof,
       );
       await client.expect("warmed", 20_000 + warmupMs * 4);
       server.send({ t: "cpu-start" });
@@ -198,7 +266,10 @@ export class Orchestrator {
       const { result } = await client.expect("result", 30_000 + durationMs * 4);
       server.send({ t: "cpu-stop" });
       const cpu = await server.expect("cpu", 10_000);
-      const r = result as Omit<RunResult, "server" | "serverCpuUsPerMsg">;
+      const r =
+        launch.samplesFile === undefined
+          ? (result as Omit<RunResult, "server" | "serverCpuUsPerMsg">)
+          : goRunResult(result as GoClientResult, launch.samplesFile);
       return {
         ...r,
         server: { userUs: cpu.userUs, systemUs: cpu.systemUs },
@@ -208,6 +279,7 @@ export class Orchestrator {
       server.send({ t: "exit" });
       await Promise.all([server.stop(3000), client?.stop(3000)]);
       if (!address.startsWith("tcp:")) rmSync(address, { force: true });
+      if (launch.samplesFile !== undefined) rmSync(launch.samplesFile, { force: true });
     }
   }
 
@@ -219,7 +291,10 @@ export class Orchestrator {
     build: Build = CURRENT_BUILD,
   ): Promise<CodecResult[]> {
     const args: CodecArgs = { codec, messages, timeMs, seed: this.settings.seed };
-    const w = new Worker("codec", args, this.settings.pin ? 0 : undefined, build, undefined);
+    const w = new Worker(
+      nodeLaunch("codec", args, build, undefined),
+      this.settings.pin ? 0 : undefined,
+    );
     try {
       const { result } = await w.expect("result", 60_000 + timeMs * messages.length * 20);
       return (result as { results: CodecResult[] }).results;

@@ -1,4 +1,5 @@
 import { fmtCount, fmtNs } from "./format.js";
+import { isGoTransport } from "./go-case.js";
 import { REFERENCE_FIGURES } from "./reference.js";
 import type { BenchReport, CaseSummary } from "./summary.js";
 import { median } from "./summary.js";
@@ -60,9 +61,23 @@ export const SHM_SEGMENT_BYTES = 2 * 4 * 1024 * 1024 + 4096;
 /** The published payload of the IPC table, in bytes. */
 const PUBLISHED_PAYLOAD = 256;
 
+/**
+ * Rows of the IPC table by published figure: nearwire's, the hand-written Node.js baselines', and
+ * the Go yardstick's measured in this run on this machine (`go-*`, when Go is installed).
+ */
 const IPC_GROUPS: readonly { ref: string; transports: readonly string[] }[] = [
-  { ref: "uds", transports: ["uds", "bare-net-uds"] },
-  { ref: "grpc-uds", transports: ["grpc-uds", "bare-grpc-js", "grpc-tcp", "bare-grpc-js-tcp"] },
+  { ref: "uds", transports: ["uds", "bare-net-uds", "go-uds"] },
+  {
+    ref: "grpc-uds",
+    transports: [
+      "grpc-uds",
+      "bare-grpc-js",
+      "go-grpc-uds",
+      "grpc-tcp",
+      "bare-grpc-js-tcp",
+      "go-grpc-tcp",
+    ],
+  },
   { ref: "shm-ring", transports: ["shm-ring-spin", "shm-ring-park", "shm-ring-adaptive"] },
 ];
 
@@ -80,7 +95,7 @@ export function seedComparison(report: BenchReport): SeedComparison {
   const byKey = new Map(report.summaries.filter((s) => s.runs > 0).map((s) => [s.spec.key, s]));
   const meanNs = meanByKey(report);
   const codecOf = (transport: string): string =>
-    transport.startsWith("bare-")
+    transport.startsWith("bare-") || isGoTransport(transport)
       ? "bytes"
       : transport.endsWith("-channel")
         ? "frame"
@@ -217,10 +232,11 @@ export function seedComparison(report: BenchReport): SeedComparison {
   ];
 
   const sizeText = sizes.length > 0 ? sizes.join(" and ") : "—";
+  const measuredGo = [...byKey.values()].some((x) => isGoTransport(x.spec.transport));
   return {
     ipc: {
       title: "UDS vs gRPC over UDS vs shared memory",
-      note: `Published: Go, 64-core server, ${PUBLISHED_PAYLOAD} B payloads. This run: Node.js on this machine, the raw codec (baselines: bytes) at ${sizeText}${sizes.includes(`${PUBLISHED_PAYLOAD}B`) ? "" : ` (the measured sizes around ${PUBLISHED_PAYLOAD} B; \`--sizes ${PUBLISHED_PAYLOAD}\` measures it exactly)`}; p50 and p99 with one call in flight, msgs/s with 64 in flight. Other hardware, another language: side by side for orientation, never as a ratio.`,
+      note: `Published: Go, 64-core server, ${PUBLISHED_PAYLOAD} B payloads. This run: Node.js on this machine, the raw codec (baselines: bytes) at ${sizeText}${sizes.includes(`${PUBLISHED_PAYLOAD}B`) ? "" : ` (the measured sizes around ${PUBLISHED_PAYLOAD} B; \`--sizes ${PUBLISHED_PAYLOAD}\` measures it exactly)`}; p50 and p99 with one call in flight, msgs/s with 64 in flight.${measuredGo ? " The go-* rows are Go on this machine, in this run (grpc-go and a plain net.UnixConn echo, apps/bench/go): the published programs' language on the published programs' job, measured like nearwire's rows." : " No go-* rows: Go is not installed here (apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev adds them)."} Published columns: other hardware, another language: side by side for orientation, never as a ratio.`,
       headers: [
         "published (Go)",
         "published p50",

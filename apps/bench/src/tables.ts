@@ -81,7 +81,7 @@ export function latencyTable(rows: readonly CaseSummary[]): Table {
   const picked = rows.filter((s) => s.spec.mode === "latency");
   return {
     title: "Latency (round trip, one call in flight)",
-    note: "Every call recorded in an HDR histogram; medians over repeats (max = max over repeats). CPU = user+system µs per round trip. heap/msg = bytes the client allocated on the V8 JS heap per call (GC accounting; Buffer backing stores not included). Ratio = p50 ÷ the compared row's p50 (lower is better).",
+    note: "Every call recorded in an HDR histogram; medians over repeats (max = max over repeats). CPU = user+system µs per round trip. heap/msg = bytes the client allocated on the V8 JS heap per call (GC accounting; Buffer backing stores not included; go-* rows: the Go heap, runtime.MemStats). Ratio = p50 ÷ the compared row's p50 (lower is better).",
     headers: [
       "case",
       "wire",
