@@ -129,7 +129,11 @@ export class FrameWriter {
   }
 
   /** Writes the batch to the socket now. */
+  /** Moves at every flush: a position in the batch from before it means nothing after it. */
+  generation = 0;
+
   flush(): void {
+    this.generation++;
     if (this.#length === 0 || this.#closed) {
       this.#length = 0;
       return;

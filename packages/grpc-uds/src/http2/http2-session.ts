@@ -122,6 +122,14 @@ export class Http2Session {
   readonly #emit = (name: string, value: string): void => {
     this.#fields.push(name, value);
   };
+  /**
+   * The DATA frame that ends the batch, which a stream's next message may join: its stream (0:
+   * none), the offset of its header, where it ends, and the writer's generation then.
+   */
+  #openDataStream = 0;
+  #openDataHeaderAt = 0;
+  #openDataEnd = 0;
+  #openDataGeneration = -1;
   /** Answers queued since {@link FrameWriter.completedWrites} was last seen to move. */
   #controlQueued = 0;
   #controlWritesSeen = 0;
@@ -320,20 +328,61 @@ export class Http2Session {
    */
   trySendDataWith(stream: H2Stream, endStream: boolean, filler: DataFiller): number {
     if (stream.pending !== undefined || stream.localEnded || this.#phase === "closed") return -1;
-    const window = Math.min(stream.sendWindow, this.#connSendWindow, this.#peerMaxFrameBytes);
+    const window = Math.min(stream.sendWindow, this.#connSendWindow);
     if (window <= 0) return -1;
     const writer = this.writer;
+    if (
+      !endStream &&
+      stream.id === this.#openDataStream &&
+      writer.generation === this.#openDataGeneration &&
+      writer.offset === this.#openDataEnd
+    ) {
+      // The batch ends with this stream's DATA frame: the payload joins it (one frame header
+      // for a run of a stream's messages, up to the peer's frame size).
+      const batch = writer.batch();
+      const headerAt = this.#openDataHeaderAt;
+      const length =
+        ((batch[headerAt] as number) << 16) |
+        ((batch[headerAt + 1] as number) << 8) |
+        (batch[headerAt + 2] as number);
+      const limit = Math.min(writer.room, window, this.#peerMaxFrameBytes - length);
+      const at = writer.offset;
+      const n = limit > 0 ? filler.fillData(batch, at, at + limit) : -1;
+      if (n >= 0) {
+        const total = length + n;
+        batch[headerAt] = total >>> 16;
+        batch[headerAt + 1] = (total >>> 8) & 0xff;
+        batch[headerAt + 2] = total & 0xff;
+        stream.sendWindow -= n;
+        this.#connSendWindow -= n;
+        this.#openDataEnd = at + n;
+        const generation = writer.generation;
+        writer.commit(n);
+        if (writer.generation !== generation) this.#openDataStream = 0;
+        return n;
+      }
+    }
     let batch = writer.batch();
     if (writer.room < FRAME_HEADER_BYTES + 64) batch = writer.reserve(FRAME_HEADER_BYTES + 64);
     const at = writer.offset;
-    const limit = Math.min(writer.room - FRAME_HEADER_BYTES, window);
+    const limit = Math.min(writer.room - FRAME_HEADER_BYTES, window, this.#peerMaxFrameBytes);
     const n = filler.fillData(batch, at + FRAME_HEADER_BYTES, at + FRAME_HEADER_BYTES + limit);
     if (n < 0) return -1;
     writeFrameHeader(batch, at, n, FrameType.DATA, endStream ? FrameFlag.END_STREAM : 0, stream.id);
-    writer.commit(FRAME_HEADER_BYTES + n);
     stream.sendWindow -= n;
     this.#connSendWindow -= n;
-    if (endStream) this.#endLocal(stream);
+    if (endStream) {
+      this.#openDataStream = 0;
+      writer.commit(FRAME_HEADER_BYTES + n);
+      this.#endLocal(stream);
+      return n;
+    }
+    this.#openDataStream = stream.id;
+    this.#openDataHeaderAt = at;
+    this.#openDataEnd = at + FRAME_HEADER_BYTES + n;
+    this.#openDataGeneration = writer.generation;
+    writer.commit(FRAME_HEADER_BYTES + n);
+    if (writer.generation !== this.#openDataGeneration) this.#openDataStream = 0;
     return n;
   }
 
