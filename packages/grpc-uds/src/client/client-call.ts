@@ -85,7 +85,8 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
   #value: unknown;
   #responses = 0;
   #encoding: Encoding = "identity";
-  #headers: string[] | undefined;
+  /** The response's first HEADERS arrived. */
+  #headersSeen = false;
   #writable: (() => void) | undefined;
   /** Bytes received for the response stream and not yet credited back (see {@link #credit}). */
   #owed = 0;
@@ -258,8 +259,8 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
 
   onHeaders(_stream: H2Stream, fields: string[], endStream: boolean): void {
     if (this.#done) return;
-    if (this.#headers === undefined) {
-      this.#headers = fields;
+    if (!this.#headersSeen) {
+      this.#headersSeen = true;
       const status = fieldValue(fields, ":status");
       if (status !== "200") {
         // Not a gRPC response (a proxy or an HTTP server): its HTTP status says what happened.

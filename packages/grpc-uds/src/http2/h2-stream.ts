@@ -2,7 +2,10 @@
 
 /** What the owner of a stream (a gRPC call) is told about it. */
 export interface StreamListener {
-  /** Response headers or trailers (client), trailers (server): the decoded field list, flat. */
+  /**
+   * Response headers or trailers (client), trailers (server): the decoded field list, flat. At
+   * a client the list is reused for the next block: read it during the call, do not keep it.
+   */
   onHeaders(stream: H2Stream, fields: string[], endStream: boolean): void;
   /** A DATA frame's payload (padding removed; a view the listener may keep). */
   onData(stream: H2Stream, data: Uint8Array, endStream: boolean): void;

@@ -749,7 +749,10 @@ export class Http2Session {
     start: number,
     end: number,
   ): void {
-    this.#fields = [];
+    // A server keeps a request's list (its handler reads metadata later); a client reads a
+    // response's headers and trailers during the callback only, so it decodes into one array.
+    if (this.role === "server") this.#fields = [];
+    else this.#fields.length = 0;
     let tooLarge = false;
     try {
       this.#decoder.decode(buf, start, end, this.#emit);
@@ -758,7 +761,6 @@ export class Http2Session {
       tooLarge = true;
     }
     const fields = this.#fields;
-    this.#fields = [];
     const endStream = (flags & FrameFlag.END_STREAM) !== 0;
     const stream = this.#streams.get(streamId);
     if (stream === undefined) {
