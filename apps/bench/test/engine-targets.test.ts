@@ -25,6 +25,18 @@ function cases(): CaseResult[] {
     },
     { spec: spec("stream", "shm-ring-spin", "raw", 64), runs: [run(0, 2_600_000, false)] }, // 0.52×
     { spec: spec("throughput", "memory", "bytes", 64), runs: [run(0, 930_000)] }, // < 1 M
+    // The gRPC engine (issue 27) against grpc-js, grpc-go and the uds RPC.
+    { spec: spec("throughput", "bare-grpc-js", "bytes", 64), runs: [run(0, 5_000)] },
+    { spec: spec("throughput", "grpc-uds", "raw", 64), runs: [run(0, 120_000)] }, // 24× bare
+    { spec: spec("throughput", "go-grpc-uds", "bytes", 64), runs: [run(0, 80_000)] }, // 1.5×
+    { spec: spec("latency", "grpc-uds", "raw", 64), runs: [run(42_900, 0)] }, // 1.3× uds
+    { spec: spec("latency", "go-grpc-uds", "bytes", 64), runs: [run(40_000, 0)] }, // 1.0725×
+    { spec: spec("stream", "grpc-uds", "raw", 64), runs: [run(0, 800_000, false)] }, // 0.5×
+    { spec: spec("throughput", "bare-grpc-js-tcp", "bytes", 64), runs: [run(0, 5_000)] },
+    { spec: spec("throughput", "grpc-tcp", "raw", 64), runs: [run(0, 40_000)] }, // 8× bare
+    { spec: spec("throughput", "go-grpc-tcp", "bytes", 64), runs: [run(0, 40_000)] }, // 1.0×
+    { spec: spec("latency", "grpc-tcp", "raw", 64), runs: [run(70_000, 0)] },
+    { spec: spec("latency", "go-grpc-tcp", "bytes", 64), runs: [run(70_000, 0)] }, // 1.0×
   ];
 }
 
@@ -52,6 +64,21 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
   assert.equal(get("shm-ring spin server stream").met, true);
   near(get("the engine alone").value, 930_000);
   assert.equal(get("the engine alone").met, false);
+  near(get("grpc-uds throughput vs bare grpc-js").value, 24);
+  assert.equal(get("grpc-uds throughput vs bare grpc-js").met, true);
+  near(get("grpc-uds throughput vs grpc-go over unix (64").value, 1.5);
+  assert.equal(get("grpc-uds throughput vs grpc-go over unix (64").met, true);
+  assert.equal(get("grpc-uds throughput vs grpc-go over unix (stretch)").met, false);
+  near(get("grpc-uds round trip vs nearwire uds").value, 1.3);
+  assert.equal(get("grpc-uds round trip vs nearwire uds").met, true, "the bound itself is met");
+  near(get("grpc-uds round trip vs grpc-go").value, 1.0725);
+  assert.equal(get("grpc-uds round trip vs grpc-go").met, false);
+  near(get("grpc-uds server stream").value, 0.5);
+  assert.equal(get("grpc-uds server stream").met, true);
+  near(get("grpc-tcp throughput vs bare").value, 8);
+  assert.equal(get("grpc-tcp throughput vs bare").met, false);
+  assert.equal(get("grpc-tcp throughput vs grpc-go").met, true);
+  assert.equal(get("grpc-tcp round trip vs grpc-go").met, true);
 
   const table = engineTargetsTable(summarise(cases(), fixtureInput));
   const engine = table.rows.find((r) => r[0]?.startsWith("the engine alone"));
