@@ -71,7 +71,6 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
   readonly #sink: Sink;
   readonly #fields: readonly string[];
   readonly #reader: MessageReader;
-  readonly #timeoutMs: number | undefined;
   #stream: H2Stream | undefined;
   #done = false;
   #deadline: DeadlineTimer | undefined;
@@ -97,7 +96,6 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
     this.#sink = sink;
     this.#reader = new MessageReader(site.maxMessageBytes, "response", site.budget);
     const timeoutMs = options?.timeoutMs;
-    this.#timeoutMs = timeoutMs;
     // The fields of a call without metadata or deadline are the same for every call of the
     // method: one array, shared (HPACK copies nothing of it).
     const shared = site.requestFields(bound);
@@ -462,11 +460,6 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
   /** Ends a call that never got a stream (connection gone, or closed by the client). */
   abandon(error: NearwireError): void {
     this.#settle(error);
-  }
-
-  /** The deadline this call was made with, ms. */
-  get timeoutMs(): number | undefined {
-    return this.#timeoutMs;
   }
 }
 

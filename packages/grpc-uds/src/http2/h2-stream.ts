@@ -56,8 +56,6 @@ export class H2Stream {
   headersReceived = false;
   /** Sends waiting for window, in order. */
   pending: PendingSend[] | undefined;
-  /** Bytes in {@link pending}. */
-  pendingBytes = 0;
 
   constructor(id: number, sendWindow: number, recvWindow: number) {
     this.id = id;

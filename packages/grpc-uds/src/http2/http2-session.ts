@@ -28,7 +28,7 @@ import {
   writeU32,
 } from "./frame.js";
 import { FrameWriter, type WritableSocket } from "./frame-writer.js";
-import { H2Stream, type PendingSend, type StreamListener } from "./h2-stream.js";
+import { H2Stream, type StreamListener } from "./h2-stream.js";
 import { checkFieldList, type FieldListKind } from "./header-checks.js";
 import { HpackDecoder, HpackEncoder, HpackError } from "./hpack.js";
 
@@ -144,7 +144,6 @@ export class Http2Session {
   #keepalive: NodeJS.Timeout | undefined;
   #lastFrameAt = Date.now();
   #pingOutstanding = 0;
-  #closeError: Error | undefined;
 
   constructor(
     socket: WritableSocket,
@@ -203,11 +202,6 @@ export class Http2Session {
   /** Streams currently open on this connection. */
   get streamCount(): number {
     return this.#streams.size;
-  }
-
-  /** The highest stream id the peer opened. */
-  get lastPeerStreamId(): number {
-    return this.#lastPeerStreamId;
   }
 
   /** Client: true when the peer's SETTINGS_MAX_CONCURRENT_STREAMS lets one more stream open. */
@@ -288,7 +282,6 @@ export class Http2Session {
     if (stream.localEnded || this.#phase === "closed") return true;
     if (stream.pending !== undefined) {
       stream.pending.push({ bytes, start, end, endStream, trailers: undefined });
-      stream.pendingBytes += end - start;
       return false;
     }
     let pos = start;
@@ -298,7 +291,6 @@ export class Http2Session {
       const n = Math.min(end - pos, stream.sendWindow, this.#connSendWindow, max);
       if (n <= 0) {
         stream.pending = [{ bytes, start: pos, end, endStream, trailers: undefined }];
-        stream.pendingBytes = end - pos;
         this.#blocked.add(stream);
         return false;
       }
@@ -1047,29 +1039,11 @@ export class Http2Session {
     const pending = stream.pending;
     if (pending === undefined) return;
     stream.pending = undefined;
-    stream.pendingBytes = 0;
     this.#blocked.delete(stream);
-    const queued = (): PendingSend[] | undefined => stream.pending;
-    for (let i = 0; i < pending.length; i++) {
-      const item = pending[i] as (typeof pending)[number];
-      if (item.trailers !== undefined) {
-        if (queued() !== undefined) {
-          queued()?.push(...pending.slice(i));
-          for (let j = i + 1; j < pending.length; j++) {
-            const p = pending[j] as (typeof pending)[number];
-            stream.pendingBytes += p.end - p.start;
-          }
-          return;
-        }
-        this.sendHeaders(stream, item.trailers, true);
-        continue;
-      }
-      if (queued() !== undefined) {
-        queued()?.push(item);
-        stream.pendingBytes += item.end - item.start;
-        continue;
-      }
-      this.sendData(stream, item.bytes as Uint8Array, item.start, item.end, item.endStream);
+    // Each send queues itself again (behind the first that finds no window): order is kept.
+    for (const item of pending) {
+      if (item.trailers !== undefined) this.sendHeaders(stream, item.trailers, true);
+      else this.sendData(stream, item.bytes as Uint8Array, item.start, item.end, item.endStream);
     }
     if (stream.pending === undefined) stream.listener.onWritable?.(stream);
   }
@@ -1160,7 +1134,6 @@ export class Http2Session {
   #ended(error: Error | undefined): void {
     if (this.#phase === "closed") return;
     this.#phase = "closed";
-    this.#closeError = error;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (this.#keepalive !== undefined) clearInterval(this.#keepalive);
     this.writer.close();
@@ -1170,10 +1143,5 @@ export class Http2Session {
     const why = error === undefined ? "connection closed" : `connection closed: ${error.message}`;
     for (const stream of streams) stream.listener.onAbort(stream, -1, false, why);
     this.#events.onClose(error);
-  }
-
-  /** The error the connection ended with, if any. */
-  get closeError(): Error | undefined {
-    return this.#closeError;
   }
 }
