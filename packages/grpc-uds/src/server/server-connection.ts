@@ -123,19 +123,22 @@ export class ServerConnection implements CallHost {
     call.start(endStream);
   }
 
-  /** Ends a new stream with an error status alone (trailers-only response). */
+  /**
+   * Ends a new stream with an error status alone (trailers-only response). The stream is not
+   * reset: what the client still sends of its request is read and dropped until it ends (a
+   * RST_STREAM(NO_ERROR) racing the client's upload made curl report a framing error instead
+   * of the status); such a stream counts against `maxConcurrentStreams` until then.
+   */
   #refuse(stream: H2Stream, contentType: string, error: NearwireError, extra?: string[]): void {
     const fields = [":status", "200", "content-type", contentType];
     if (extra !== undefined) fields.push(...extra);
     appendStatus(fields, error, undefined);
     this.session.sendHeaders(stream, fields, true);
-    if (!stream.remoteEnded) this.session.resetStream(stream, H2Code.NO_ERROR);
   }
 
   /** A request that is not gRPC at all: an HTTP status alone. */
   #httpError(stream: H2Stream, status: string): void {
     this.session.sendHeaders(stream, [":status", status], true);
-    if (!stream.remoteEnded) this.session.resetStream(stream, H2Code.NO_ERROR);
   }
 
   /** The server closes: GOAWAY, then the socket once the peer is done (or after `lingerMs`). */
