@@ -130,6 +130,8 @@ export interface FuzzLoopResult {
   corpusCases: number;
   rssStartBytes: number;
   rssMaxBytes: number;
+  /** The server's RSS after each batch: `[random inputs fed so far, bytes]`, in order. */
+  rssSamples: Array<[inputs: number, bytes: number]>;
   ms: number;
 }
 
@@ -155,15 +157,24 @@ export async function fuzzLoop<C extends FuzzCase>(
   for (let i = 0; i < corpus.length; i += batchSize)
     await batch(corpus.slice(i, i + batchSize), `corpus ${i}`);
   let rssMaxBytes = Math.max(rssStartBytes, await options.rss());
+  const rssSamples: Array<[number, number]> = [];
   const rng = prng(seed);
   for (let i = 0; i < iterations; i += batchSize) {
     const cases: C[] = [];
     for (let j = i; j < Math.min(i + batchSize, iterations); j++)
       cases.push(options.generate(rng, `seed ${seed} iteration ${j}`));
     await batch(cases, `iteration ${i}`);
-    rssMaxBytes = Math.max(rssMaxBytes, await options.rss());
+    const rss = await options.rss();
+    rssSamples.push([i + cases.length, rss]);
+    rssMaxBytes = Math.max(rssMaxBytes, rss);
   }
-  return { corpusCases: corpus.length, rssStartBytes, rssMaxBytes, ms: Date.now() - started };
+  return {
+    corpusCases: corpus.length,
+    rssStartBytes,
+    rssMaxBytes,
+    rssSamples,
+    ms: Date.now() - started,
+  };
 }
 
 /** A case of a byte-stream fuzzer: the bytes written on one fresh connection, as hex. */
