@@ -21,6 +21,7 @@ export type ErrorReason =
   | "encode-failed"
   | "not-built"
   | "layout-mismatch"
+  | "unsealed-segment"
   | "ring-full"
   | "server-closing"
   | "frame-timeout"
@@ -50,6 +51,7 @@ const ERROR_REASONS: Record<ErrorReason, true> = {
   "encode-failed": true,
   "not-built": true,
   "layout-mismatch": true,
+  "unsealed-segment": true,
   "ring-full": true,
   "server-closing": true,
   "frame-timeout": true,

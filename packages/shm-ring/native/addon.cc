@@ -112,13 +112,17 @@ Napi::Value CreateSegment(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// openSegment(path: string) -> ArrayBuffer over the whole file; the fd is closed at once.
+// openSegment(path: string, requireSeals: boolean) -> ArrayBuffer over the whole file; the fd
+// is closed at once.
 Napi::Value OpenSegment(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() < 1 || !info[0].IsString()) return ThrowType(env, "openSegment(path: string)");
+  if (info.Length() < 2 || !info[0].IsString() || !info[1].IsBoolean()) {
+    return ThrowType(env, "openSegment(path: string, requireSeals: boolean)");
+  }
   int fd = -1;
   size_t bytes = 0;
-  auto r = nearwire::OpenSegmentFd(info[0].As<Napi::String>().Utf8Value(), &fd, &bytes);
+  auto r = nearwire::OpenSegmentFd(info[0].As<Napi::String>().Utf8Value(),
+                                   info[1].As<Napi::Boolean>().Value(), &fd, &bytes);
   if (r.err != 0) return ThrowErrno(env, r);
   if (bytes < nearwire::kHeaderBytes) {
     close(fd);

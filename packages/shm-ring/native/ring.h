@@ -122,13 +122,28 @@ inline SysResult PopulateMapping(void* addr, size_t bytes) {
   return {};
 }
 
+/** Seals a client requires before it maps a segment: without them the server could shrink the
+ * file under the client's mapping and make it fault (SIGBUS). */
+constexpr int kRequiredSeals = F_SEAL_SHRINK | F_SEAL_GROW;
+
 /**
  * Opens an existing segment by path (`/proc/PID/fd/N`), reports its size and reserves its
  * pages (ReserveSegment), so a segment that cannot be backed fails the handshake, not the ring.
+ * With `requireSeals`, a file that lacks kRequiredSeals (a regular file, or a memfd its creator
+ * did not seal) fails with EPERM from "segment seals", before anything is reserved or mapped.
  */
-inline SysResult OpenSegmentFd(const std::string& path, int* fdOut, size_t* bytesOut) {
+inline SysResult OpenSegmentFd(const std::string& path, bool requireSeals, int* fdOut,
+                               size_t* bytesOut) {
   int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
   if (fd < 0) return {errno, "open"};
+  if (requireSeals) {
+    // A file system without sealing answers EINVAL: unsealed as far as a client can know.
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & kRequiredSeals) != kRequiredSeals) {
+      close(fd);
+      return {EPERM, "segment seals"};
+    }
+  }
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int e = errno;

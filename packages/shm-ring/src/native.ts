@@ -14,9 +14,10 @@ export interface NativeAddon {
   commitSegment(fd: number, buffer: ArrayBuffer): void;
   /**
    * Opens the file at `path` (`/proc/PID/fd/N`), reserves its pages (posix_fallocate), maps
-   * all of it populated, closes the fd.
+   * all of it populated, closes the fd. With `requireSeals`, a file not sealed against
+   * shrinking and growing throws EPERM with syscall `segment seals` before anything is mapped.
    */
-  openSegment(path: string): ArrayBuffer;
+  openSegment(path: string, requireSeals: boolean): ArrayBuffer;
   /** Closes a file descriptor returned by `createSegment`. */
   closeFd(fd: number): void;
   /** Detaches `buffer` (every view becomes empty) and unmaps it. Idempotent. */

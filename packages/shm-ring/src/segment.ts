@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { Code, NearwireError } from "@nearwire/core";
 import { checkHeader, checkRingBytes, segmentBytesFor, writeHeader } from "@nearwire/ring";
 import { native, nativeError } from "./native.js";
 
@@ -79,19 +80,30 @@ export function createSegment(ringBytes: number, dir = ""): CreatedSegment {
  * Maps the segment another process created (`/proc/<pid>/fd/<fd>`), reserving its pages
  * first, and checks its header against the handshake: FAILED_PRECONDITION `layout-mismatch` on
  * any difference, UNAVAILABLE when the segment is gone (the peer died), RESOURCE_EXHAUSTED when
- * its pages cannot be reserved (ENOSPC, ENOMEM).
+ * its pages cannot be reserved (ENOSPC, ENOMEM). Unless `acceptUnsealed`, a segment not sealed
+ * against shrinking and growing (a server using `shmDir`, or one that did not seal its memfd)
+ * is refused before it is mapped: FAILED_PRECONDITION `unsealed-segment`.
  */
 export function attachSegment(
   pid: number,
   fd: number,
   expected: { ringBytes: number; nonce: string },
+  acceptUnsealed = false,
 ): Segment {
   checkRingBytes(expected.ringBytes);
+  const path = `/proc/${pid}/fd/${fd}`;
   let buffer: ArrayBuffer;
   try {
-    buffer = native.openSegment(`/proc/${pid}/fd/${fd}`);
+    buffer = native.openSegment(path, !acceptUnsealed);
   } catch (cause) {
-    throw nativeError(cause, `opening segment /proc/${pid}/fd/${fd}`, true);
+    if ((cause as NodeJS.ErrnoException).syscall === "segment seals") {
+      throw new NearwireError(
+        Code.FailedPrecondition,
+        `the server's segment ${path} is not sealed against shrinking and growing, so the server could make this process fault (SIGBUS) on it; a server with shmDir offers such segments: connect with acceptUnsealedSegments: true only if you trust it`,
+        { reason: "unsealed-segment" },
+      );
+    }
+    throw nativeError(cause, `opening segment ${path}`, true);
   }
   try {
     checkHeader(buffer, expected);

@@ -63,4 +63,17 @@ export interface ShmRingOptions extends PeerAuthorizationOptions {
    * `ready`, a pending handshake holds a socket, a sealed memfd and one committed page.
    */
   maxPendingHandshakes?: number;
+  /**
+   * Server only: connections open at once on one listener (pending handshakes included), at
+   * most. One more gets a RESOURCE_EXHAUSTED `too-many-connections` handshake error and is
+   * closed; the connections already open are not touched. Default: no limit.
+   */
+  maxConnections?: number;
+  /**
+   * Client only: map a segment that is not sealed against shrinking and growing (what a
+   * server with `shmDir` offers). Such a server can truncate the file under this process's
+   * mapping, which then dies of SIGBUS on its next access. Default false: the handshake fails
+   * FAILED_PRECONDITION `unsealed-segment` before the segment is mapped.
+   */
+  acceptUnsealedSegments?: boolean;
 }

@@ -44,6 +44,8 @@ interface Resolved {
   shmDir: string;
   handshakeTimeoutMs: number;
   maxPendingHandshakes: number;
+  maxConnections: number;
+  acceptUnsealedSegments: boolean;
   batches: boolean;
 }
 
@@ -81,6 +83,16 @@ function resolve(options: ShmRingOptions): Resolved {
       `maxPendingHandshakes ${maxPendingHandshakes} is not an integer >= 1`,
     );
   }
+  const maxConnections = options.maxConnections ?? Number.POSITIVE_INFINITY;
+  if (
+    !(maxConnections === Number.POSITIVE_INFINITY || Number.isSafeInteger(maxConnections)) ||
+    maxConnections < 1
+  ) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `maxConnections ${maxConnections} is not an integer >= 1`,
+    );
+  }
   const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
   return {
     ringBytes,
@@ -90,6 +102,8 @@ function resolve(options: ShmRingOptions): Resolved {
     shmDir: options.shmDir ?? "",
     handshakeTimeoutMs,
     maxPendingHandshakes,
+    maxConnections,
+    acceptUnsealedSegments: options.acceptUnsealedSegments === true,
     batches: options.batches === true,
   };
 }
@@ -120,9 +134,23 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
     async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
       // Pending handshakes, oldest first (a Map iterates in insertion order).
       const pending = new Map<Socket, HandshakeReader>();
+      let open = 0;
       const gate = await createPeerGate(address, options);
       const listener = await bindStreamListener(address, {
         onConnection(socket) {
+          if (open >= opts.maxConnections) {
+            refuse(
+              socket,
+              new NearwireError(
+                Code.ResourceExhausted,
+                `${open} shm-ring connections open >= maxConnections ${opts.maxConnections}`,
+                { reason: "too-many-connections" },
+              ),
+            );
+            return;
+          }
+          open++;
+          socket.once("close", () => open--);
           if (pending.size >= opts.maxPendingHandshakes) {
             const [oldest, reader] = pending.entries().next().value as [Socket, HandshakeReader];
             pending.delete(oldest);
@@ -168,6 +196,17 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
     },
   };
 }
+
+/** Answers a connection with a handshake error before its HELLO and closes it. */
+function refuse(socket: Socket, error: NearwireError): void {
+  socket.on("error", () => {});
+  socket.end(errorFrame(error));
+  socket.resume(); // discard the peer's HELLO, so that its close is seen
+  setTimeout(() => socket.destroy(), REFUSE_LINGER_MS).unref();
+}
+
+/** How long a refused connection may take to read its error before it is destroyed, ms. */
+const REFUSE_LINGER_MS = 1000;
 
 function dial(path: string, address: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
@@ -320,7 +359,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       );
     }
     const serverFeatures = readFeatures(offer.features, "server features");
-    const segment = attachSegment(pid, fd, { ringBytes, nonce });
+    const segment = attachSegment(pid, fd, { ringBytes, nonce }, opts.acceptUnsealedSegments);
     socket.write(encodeHandshake({ ready: true }));
     return new ShmRingChannel({
       socket,

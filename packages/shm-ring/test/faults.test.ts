@@ -31,6 +31,7 @@ async function inProcessServer(
     address?: string;
     wait?: "spin" | "park" | "adaptive";
     shmDir?: string;
+    acceptUnsealedSegments?: boolean;
     ringBytes?: number;
   } = {},
 ) {
@@ -197,13 +198,17 @@ describe("faults", () => {
       spawnSync("mount", ["-t", "tmpfs", "-o", "size=64k,mode=0700", "tmpfs", mnt]).status === 0;
     try {
       if (!mounted) return t.skip("cannot mount a tmpfs here (not root?)");
-      const small = await inProcessServer({ shmDir: mnt, ringBytes: 4096 });
+      const small = await inProcessServer({
+        shmDir: mnt,
+        ringBytes: 4096,
+        acceptUnsealedSegments: true,
+      });
       const ch = await small.provider.connect();
       assert.deepEqual(readdirSync(mnt), [], "segment file unlinked at once");
       await echoOnce(ch, record(ch), 0);
       await ch.close();
       await small.listener.close();
-      const big = await inProcessServer({ shmDir: mnt });
+      const big = await inProcessServer({ shmDir: mnt, acceptUnsealedSegments: true });
       await assert.rejects(
         big.provider.connect(),
         (e: NearwireError) => e.code === Code.ResourceExhausted,
