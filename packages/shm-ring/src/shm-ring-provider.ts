@@ -26,6 +26,7 @@ import {
   peerRefused,
 } from "@nearwire/socket";
 import {
+  checkHandshakeHeader,
   encodeHandshake,
   errorFrame,
   goAwayFrame,
@@ -194,18 +195,7 @@ async function accept(
   let ready = false;
   try {
     const hello = await reader.next();
-    if (hello.magic !== HANDSHAKE_MAGIC) {
-      throw new NearwireError(Code.Internal, `bad handshake magic ${JSON.stringify(hello.magic)}`, {
-        reason: "bad-preface",
-      });
-    }
-    if (hello.layout !== LAYOUT_VERSION) {
-      throw new NearwireError(
-        Code.FailedPrecondition,
-        `client layout version ${String(hello.layout)} != server ${LAYOUT_VERSION}`,
-        { reason: "layout-mismatch" },
-      );
-    }
+    checkHandshakeHeader(hello, "client");
     // Who the peer is decides before anything is allocated for it.
     if (gate.checks && !(await gate.admit(credentials))) throw peerRefused(credentials);
     // A client that does not say maxFrameBytes does not fragment: one record per frame.
@@ -280,18 +270,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       }),
     );
     const offer = await reader.next();
-    if (offer.magic !== HANDSHAKE_MAGIC) {
-      throw new NearwireError(Code.Internal, `bad handshake magic ${JSON.stringify(offer.magic)}`, {
-        reason: "bad-preface",
-      });
-    }
-    if (offer.layout !== LAYOUT_VERSION) {
-      throw new NearwireError(
-        Code.FailedPrecondition,
-        `server layout version ${String(offer.layout)} != client ${LAYOUT_VERSION}`,
-        { reason: "layout-mismatch" },
-      );
-    }
+    checkHandshakeHeader(offer, "server");
     const { pid, fd, ringBytes, nonce } = offer;
     if (
       typeof pid !== "number" ||
