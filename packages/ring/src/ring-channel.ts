@@ -3,10 +3,8 @@ import type { Channel, ChannelHandler } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import { RingReader, RingWriter } from "./ring.js";
+import type { WaitMode } from "./ring-options.js";
 import { SendQueue } from "./send-queue.js";
-
-/** How a receiving side waits for frames. */
-export type WaitMode = "spin" | "park" | "adaptive";
 
 /** Records read per ring pass before the loop checks the clock (and the transport's events). */
 const BATCH = 256;
