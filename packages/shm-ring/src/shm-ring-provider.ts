@@ -14,6 +14,7 @@ import {
   maxPayloadFor,
   readFeatures,
   segmentBytesFor,
+  type WaitMode,
 } from "@nearwire/ring";
 import {
   bindStreamListener,
@@ -34,7 +35,7 @@ import {
   HandshakeReader,
 } from "./control-socket.js";
 import { attachSegment, type CreatedSegment, createSegment } from "./segment.js";
-import { ShmRingChannel, type WaitMode } from "./shm-ring-channel.js";
+import { ShmRingChannel } from "./shm-ring-channel.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 
 interface Resolved {
