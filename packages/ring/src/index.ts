@@ -7,7 +7,7 @@ export {
 } from "./message-limits.js";
 export type { RecordSink } from "./ring.js";
 export { RingReader, RingWriter } from "./ring.js";
-export type { RingChannelParts, WaitMode } from "./ring-channel.js";
+export type { RingChannelParts } from "./ring-channel.js";
 export { RingChannel } from "./ring-channel.js";
 export type { SegmentHeader } from "./ring-layout.js";
 export {
@@ -30,3 +30,4 @@ export {
   TYPE_PADDING,
   writeHeader,
 } from "./ring-layout.js";
+export type { RingOptions, WaitMode } from "./ring-options.js";

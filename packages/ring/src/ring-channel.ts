@@ -3,10 +3,8 @@ import type { Channel, ChannelHandler } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import { RingReader, RingWriter } from "./ring.js";
-import { TYPE_FRAGMENT } from "./ring-layout.js";
-
-/** How a receiving side waits for frames. */
-export type WaitMode = "spin" | "park" | "adaptive";
+import type { WaitMode } from "./ring-options.js";
+import { SendQueue } from "./send-queue.js";
 
 /** Records read per ring pass before the loop checks the clock (and the transport's events). */
 const BATCH = 256;
@@ -45,8 +43,9 @@ export interface RingChannelParts {
 
 /**
  * The part of a ring {@link Channel} that does not depend on how the two sides ring each other's
- * bell or learn of each other's end: send (with a queue when the ring is full), the receive loop
- * (spin, park, adaptive; the chase after a delivery), drain, pause, close. Used by shm-ring
+ * bell or learn of each other's end: send (through a `SendQueue` when the ring is full),
+ * the wait policy of the receive loop (spin, park, adaptive; the chase after a delivery), drain,
+ * pause, close. Used by shm-ring
  * (doorbells on a control socket, between processes) and worker (`Atomics.notify`, between
  * threads). A subclass supplies the hooks; the hot path calls them only when the other side set
  * its parked / waiting flag.
@@ -77,9 +76,7 @@ export abstract class RingChannel implements Channel {
   /** Producing chase hops without a delivery, counted for the clock reads (CHASE_CLOCK_HOPS). */
   private chaseTicks = 0;
   private lastActivity = performance.now();
-  private pending: ({ type: number; payload: Uint8Array } | undefined)[] = [];
-  private pendingHead = 0;
-  private drainWaiters: (() => void)[] = [];
+  private readonly queue: SendQueue;
   /** Set by the subclass when it learnt that the peer ended (its error: {@link peerEndError}). */
   protected peerEnded = false;
   private closedPromise: Promise<void> | undefined;
@@ -114,6 +111,11 @@ export abstract class RingChannel implements Channel {
     this.peer = parts.peer;
     this.acceptsBatches = parts.acceptsBatches === true;
     this.peerAcceptsBatches = parts.peerAcceptsBatches === true;
+    this.queue = new SendQueue(
+      this.writer,
+      () => this.ringData(),
+      () => this.spaceBlocked(),
+    );
   }
 
   /** The peer's receive ring had its parked flag set (now cleared): wake it. */
@@ -152,36 +154,13 @@ export abstract class RingChannel implements Channel {
 
   send(type: number, payload: Uint8Array): boolean {
     checkSend(this.state !== "open", type, payload.byteLength, this.maxPayloadBytes, this.peer);
-    if (payload.byteLength > this.recordBytes) return this.sendFragments(type, payload);
-    if (this.pending.length === this.pendingHead && this.writer.tryWrite(type, payload)) {
-      if (this.writer.takeParked()) this.ringData();
-      this.sent = true;
-      if (this.sleeping && this.wait !== "park") this.wakeUp();
+    if (payload.byteLength > this.recordBytes)
+      return this.queue.addFragments(type, payload, this.fragmentBytes);
+    if (this.queue.empty && this.writer.tryWrite(type, payload)) {
+      this.wrote();
       return true;
     }
-    this.pending.push({ type, payload: payload.slice() });
-    if (this.pending.length - this.pendingHead === 1) this.flush();
-    return this.pending.length === this.pendingHead;
-  }
-
-  /**
-   * A frame larger than one record: a copy of it, queued as fragment records (type 0x01) and a
-   * last record of `type`, written in order by the queue (nothing else goes between them).
-   */
-  private sendFragments(type: number, payload: Uint8Array): boolean {
-    const wasEmpty = this.pending.length === this.pendingHead;
-    const copy = payload.slice();
-    const n = copy.byteLength;
-    const step = this.fragmentBytes;
-    for (let off = 0; off < n; off += step) {
-      const last = off + step >= n;
-      this.pending.push({
-        type: last ? type : TYPE_FRAGMENT,
-        payload: copy.subarray(off, last ? n : off + step),
-      });
-    }
-    if (wasEmpty) this.flush();
-    return this.pending.length === this.pendingHead;
+    return this.queue.add(type, payload);
   }
 
   /** Zero-copy send (core's `Channel.sendWith`): `fill` writes the payload into the ring slot. */
@@ -189,19 +168,26 @@ export abstract class RingChannel implements Channel {
     type: number,
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
-    if (this.state !== "open" || this.pending.length !== this.pendingHead) return false;
+    if (this.state !== "open" || !this.queue.empty) return false;
     if (!isSendableType(type)) return false;
     if (!this.writer.tryWriteWith(type, this.recordBytes, fill)) return false;
-    if (this.writer.takeParked()) this.ringData();
-    this.sent = true;
-    if (this.sleeping && this.wait !== "park") this.wakeUp();
+    this.wrote();
     return true;
   }
 
+  /**
+   * A record went straight into the ring: ring the peer when it parked, and count it as this
+   * side's activity (a parked adaptive or spin loop starts again: an answer may follow).
+   */
+  private wrote(): void {
+    if (this.writer.takeParked()) this.ringData();
+    this.sent = true;
+    if (this.sleeping && this.wait !== "park") this.wakeUp();
+  }
+
   drained(): Promise<void> {
-    if (this.pending.length === this.pendingHead || this.state === "closed")
-      return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    if (this.state === "closed") return Promise.resolve();
+    return this.queue.drained();
   }
 
   pause(): void {
@@ -348,32 +334,13 @@ export abstract class RingChannel implements Channel {
   private poll(): number {
     const n = this.reader.read(this.sink, BATCH);
     if (n > 0 && this.reader.takeWaiting()) this.ringSpace();
-    if (this.pending.length !== this.pendingHead) this.flush();
+    if (!this.queue.empty) this.queue.flush();
     return n;
   }
 
   /** The space bell rang: write what is queued. */
   protected flushPending(): void {
-    if (this.state !== "closed" && this.pending.length !== this.pendingHead) this.flush();
-  }
-
-  private flush(): void {
-    while (this.pending.length !== this.pendingHead) {
-      const f = this.pending[this.pendingHead] as { type: number; payload: Uint8Array };
-      if (!this.writer.tryWrite(f.type, f.payload)) {
-        if (this.writer.waitForSpace(f.payload.byteLength)) continue;
-        this.spaceBlocked();
-        return;
-      }
-      this.pending[this.pendingHead++] = undefined;
-      if (this.writer.takeParked()) this.ringData();
-    }
-    this.pending = [];
-    this.pendingHead = 0;
-    this.writer.clearWaiting();
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
+    if (this.state !== "closed" && !this.queue.empty) this.queue.flush();
   }
 
   /** The peer closed (cleanly, with an error, or by dying): deliver what it wrote, then close. */
@@ -403,11 +370,7 @@ export abstract class RingChannel implements Channel {
     this.closeError = error;
     this.sleeping = false;
     this.release(error, tellPeer);
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
-    this.pending = [];
-    this.pendingHead = 0;
+    this.queue.clear();
     this.handler?.onClose(error);
   }
 }

@@ -5,6 +5,7 @@
 import type { Socket } from "node:net";
 import { Code, isCode, NearwireError } from "@nearwire/core";
 import { isErrorReason } from "@nearwire/core/transport-kit";
+import { LAYOUT_VERSION } from "@nearwire/ring";
 import { SNIFF_BYTES, sniffForeignProtocol } from "@nearwire/socket";
 
 /*
@@ -62,6 +63,30 @@ export function encodeHandshake(body: object): Buffer {
   out.writeUInt32BE(json.length, 0);
   json.copy(out, 4);
   return out;
+}
+
+/**
+ * Checks the first handshake frame `from` the other side sent (its HELLO or the server's offer):
+ * INTERNAL `bad-preface` for another magic, FAILED_PRECONDITION `layout-mismatch` for another
+ * segment layout version.
+ */
+export function checkHandshakeHeader(
+  frame: Record<string, unknown>,
+  from: "client" | "server",
+): void {
+  if (frame.magic !== HANDSHAKE_MAGIC) {
+    throw new NearwireError(Code.Internal, `bad handshake magic ${JSON.stringify(frame.magic)}`, {
+      reason: "bad-preface",
+    });
+  }
+  if (frame.layout !== LAYOUT_VERSION) {
+    const self = from === "client" ? "server" : "client";
+    throw new NearwireError(
+      Code.FailedPrecondition,
+      `${from} layout version ${String(frame.layout)} != ${self} ${LAYOUT_VERSION}`,
+      { reason: "layout-mismatch" },
+    );
+  }
 }
 
 /** The `{code, message, reason?}` body of an error frame or a `G` control message. */

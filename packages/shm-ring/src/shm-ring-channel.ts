@@ -16,9 +16,6 @@ import {
 } from "./control-socket.js";
 import type { Segment } from "./segment.js";
 
-/** How a receiving side waits for frames (defined with the ring channel, @nearwire/ring). */
-export type { WaitMode } from "@nearwire/ring";
-
 /** What a channel is built from, after the handshake. */
 export interface ShmRingChannelParts {
   socket: Socket;

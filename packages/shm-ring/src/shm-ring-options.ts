@@ -1,46 +1,22 @@
 import type { PeerAuthorizationOptions } from "@nearwire/core";
-import type { WaitMode } from "./shm-ring-channel.js";
+import type { RingOptions } from "@nearwire/ring";
+
+/** How a receiving side waits for frames (defined with the ring options, @nearwire/ring). */
+export type { WaitMode } from "@nearwire/ring";
 
 /**
- * Options of {@link createShmRingChannelProvider} (and of the shm-ring transport).
+ * Options of {@link createShmRingChannelProvider} (and of the shm-ring transport): the ring
+ * options of `@nearwire/ring` ({@link RingOptions}: `ringBytes`, `maxFrameBytes`, `batches`,
+ * `wait`, `spinUs`; the server's `ringBytes` decides) and the control socket's.
  * `allowUids` / `authorize` (server) are checked once the client's HELLO is read, before its
  * segment is created: a refused peer gets a PERMISSION_DENIED handshake error and is closed.
  */
-export interface ShmRingOptions extends PeerAuthorizationOptions {
+export interface ShmRingOptions extends PeerAuthorizationOptions, RingOptions {
   /**
    * Control socket address: a socket file path (at most 107 bytes), `unix:PATH`, or
    * `unix-abstract:NAME` for a Linux abstract socket (no file).
    */
   address: string;
-  /**
-   * Capacity of each ring (one per direction), bytes: a power of two in [4 KiB, 1 GiB].
-   * Default 4 MiB, so a segment is 8 MiB + 4 KiB. The server's value decides; a client's is
-   * ignored. The ring size does not cap the message size: a frame larger than one record
-   * (`ringBytes / 2 - 16`) travels as several (PROTOCOL.md §6.3).
-   */
-  ringBytes?: number;
-  /**
-   * Largest frame payload this side sends and accepts, bytes; the connection uses the smaller
-   * of both sides' values (never less than one record). Default 4 MiB + 64 KiB; the shm-ring
-   * transport sets it to `maxMessageBytes` + 64 KiB. A larger frame is refused by `send` with
-   * RESOURCE_EXHAUSTED reason `frame-too-large`.
-   */
-  maxFrameBytes?: number;
-  /**
-   * Announce in the handshake that this side takes BATCH frames (several RPC messages in one
-   * frame; the `features` key, PROTOCOL.md §6.1 and §5.2): for the RPC engine, which
-   * `createShmRingTransport` runs on top (its `batches` option, default true there). Default
-   * false: a channel used directly never sees a BATCH.
-   */
-  batches?: boolean;
-  /**
-   * How this side waits for frames: `spin` polls the ring all the time (one busy core per
-   * side, lowest latency), `park` sleeps until a doorbell byte on the control socket, and
-   * `adaptive` spins for `spinUs` after the last activity, then parks. Default `adaptive`.
-   */
-  wait?: WaitMode;
-  /** Spin window of `adaptive` mode, µs. Default 50. */
-  spinUs?: number;
   /**
    * Where segments are created: unset (default) uses `memfd_create`, which never has a name
    * in any file system; a directory (such as `/dev/shm`) creates a 0600 file there that is

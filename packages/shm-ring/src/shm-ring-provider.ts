@@ -14,6 +14,7 @@ import {
   maxPayloadFor,
   readFeatures,
   segmentBytesFor,
+  type WaitMode,
 } from "@nearwire/ring";
 import {
   bindStreamListener,
@@ -26,6 +27,7 @@ import {
   peerRefused,
 } from "@nearwire/socket";
 import {
+  checkHandshakeHeader,
   encodeHandshake,
   errorFrame,
   goAwayFrame,
@@ -33,7 +35,7 @@ import {
   HandshakeReader,
 } from "./control-socket.js";
 import { attachSegment, type CreatedSegment, createSegment } from "./segment.js";
-import { ShmRingChannel, type WaitMode } from "./shm-ring-channel.js";
+import { ShmRingChannel } from "./shm-ring-channel.js";
 import type { ShmRingOptions } from "./shm-ring-options.js";
 
 interface Resolved {
@@ -233,18 +235,7 @@ async function accept(
   let ready = false;
   try {
     const hello = await reader.next();
-    if (hello.magic !== HANDSHAKE_MAGIC) {
-      throw new NearwireError(Code.Internal, `bad handshake magic ${JSON.stringify(hello.magic)}`, {
-        reason: "bad-preface",
-      });
-    }
-    if (hello.layout !== LAYOUT_VERSION) {
-      throw new NearwireError(
-        Code.FailedPrecondition,
-        `client layout version ${String(hello.layout)} != server ${LAYOUT_VERSION}`,
-        { reason: "layout-mismatch" },
-      );
-    }
+    checkHandshakeHeader(hello, "client");
     // Who the peer is decides before anything is allocated for it.
     if (gate.checks && !(await gate.admit(credentials))) throw peerRefused(credentials);
     // A client that does not say maxFrameBytes does not fragment: one record per frame.
@@ -319,18 +310,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       }),
     );
     const offer = await reader.next();
-    if (offer.magic !== HANDSHAKE_MAGIC) {
-      throw new NearwireError(Code.Internal, `bad handshake magic ${JSON.stringify(offer.magic)}`, {
-        reason: "bad-preface",
-      });
-    }
-    if (offer.layout !== LAYOUT_VERSION) {
-      throw new NearwireError(
-        Code.FailedPrecondition,
-        `server layout version ${String(offer.layout)} != client ${LAYOUT_VERSION}`,
-        { reason: "layout-mismatch" },
-      );
-    }
+    checkHandshakeHeader(offer, "server");
     const { pid, fd, ringBytes, nonce } = offer;
     if (
       typeof pid !== "number" ||

@@ -6,13 +6,9 @@ import { fileURLToPath } from "node:url";
 import { type Channel, Code } from "@nearwire/core";
 import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
 import { createShmRingChannelProvider } from "../src/index.js";
+import { ShmRingChannel } from "../src/subpath-channel.js";
 import { HEADER_BYTES, segmentBytesFor } from "../src/subpath-ring.js";
-import {
-  attachSegment,
-  createSegment,
-  type Segment,
-  ShmRingChannel,
-} from "../src/subpath-segment.js";
+import { attachSegment, createSegment, type Segment } from "../src/subpath-segment.js";
 import {
   eventually,
   leakCheckedTempDir,

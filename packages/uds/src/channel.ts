@@ -3,11 +3,7 @@
  * tuning constants — for tests and for running frame v1 over a socket you connected yourself.
  * Services use `createUdsTransport` from the package root instead.
  */
+export { BATCH_BYTES, LARGE_PAYLOAD_BYTES } from "./batch-writer.js";
 export type { SocketChannelOptions } from "./socket-channel.js";
-export {
-  BATCH_BYTES,
-  GOAWAY_LINGER_MS,
-  LARGE_PAYLOAD_BYTES,
-  PREFACE_MAX_PAYLOAD_BYTES,
-  SocketChannel,
-} from "./socket-channel.js";
+export { GOAWAY_LINGER_MS, SocketChannel } from "./socket-channel.js";
+export { PREFACE_MAX_PAYLOAD_BYTES } from "./socket-preface.js";

@@ -1,14 +1,8 @@
 /**
  * A {@link Channel} over a connected stream socket (Unix or TCP): frame v1 with the connection
- * preface of PROTOCOL.md §4.
- *
- * Sending: frames below {@link LARGE_PAYLOAD_BYTES} are encoded into a batch buffer that is
- * written with one `socket.write` per tick (a `process.nextTick` flush, which runs after the
- * current callback and every microtask it queued) or when the batch is full: many small frames
- * cost few syscalls, and a lone reply waits for no trip around the event loop. The batch buffer
- * is reused when the kernel took the whole write synchronously, and handed to the socket (a new
- * one allocated) when it did not. A larger payload is written as its own buffer between its
- * header and trailer, without copying: do not modify a payload after `send`.
+ * preface of PROTOCOL.md §4. The channel keeps the lifecycle (preface, open, closed) and the
+ * receive side; sending is its {@link BatchWriter}'s (batches written once per tick), the preface's
+ * frames and checks are in `socket-preface.ts`.
  */
 import type net from "node:net";
 import {
@@ -22,52 +16,24 @@ import {
 import { FrameType } from "@nearwire/core/protocol";
 import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import {
-  crc32cRange,
   decodeGoAway,
-  decodeHello,
   encodeFrame,
-  encodeFrameInto,
   encodeGoAway,
-  encodeHello,
   FEATURE_BATCH,
-  FRAME_HEADER_BYTES,
-  FRAME_OVERHEAD_BYTES,
-  FRAME_TRAILER_BYTES,
   FrameDecoder,
-  frameChecksum,
-  PROTOCOL_VERSION,
-  writeFrameHeader,
-  writeFrameTrailer,
 } from "@nearwire/frame";
-import { sniffForeignProtocol, sniffWants } from "@nearwire/socket";
-
-/** Largest first-frame payload a server accepts before the preface completes (bytes). */
-export const PREFACE_MAX_PAYLOAD_BYTES = 64;
-
-/** Payloads of at least this many bytes are written as their own buffer, not copied (16 KiB). */
-export const LARGE_PAYLOAD_BYTES = 16 * 1024;
-
-/** Size of the send batch buffer (64 KiB). */
-export const BATCH_BYTES = 64 * 1024;
-
-/**
- * A batch is written as soon as it holds this many bytes, without waiting for the end of the
- * tick: while this side is still working through a burst, the peer already gets the first
- * answers, so both processes work at once instead of taking turns with whole bursts. Only
- * while the kernel takes writes at once (nothing queued in the socket): under backpressure
- * batches grow to full size instead. Within one run of sends (until the tick's flush) the
- * threshold doubles after each early write, up to {@link EARLY_FLUSH_MAX_BYTES}: a burst of
- * replies still starts the peer after 2 KiB, while a long stream (a server-streaming handler that
- * never yields to the event loop) soon writes 32 KiB per syscall instead of 2 KiB.
- */
-export const EARLY_FLUSH_BYTES = 2048;
-
-/**
- * The early-write threshold stops doubling here, half the batch: a batch is then written before
- * it fills, so a frame never has to find the batch too full for it (a codec's `encodeInto` that
- * runs out of room may have to give up and be retried).
- */
-export const EARLY_FLUSH_MAX_BYTES = BATCH_BYTES / 2;
+import { sniffWants } from "@nearwire/socket";
+import { BatchWriter } from "./batch-writer.js";
+import {
+  announcesBatch,
+  answerFeatures,
+  helloFrame,
+  PREFACE_MAX_PAYLOAD_BYTES,
+  prefaceError,
+  prefaceTimeoutError,
+  readHello,
+  transportMismatch,
+} from "./socket-preface.js";
 
 /** After sending GOAWAY, how long to wait for the peer to close before destroying (ms). */
 export const GOAWAY_LINGER_MS = 1000;
@@ -109,6 +75,7 @@ export class SocketChannel implements Channel {
   readonly #options: SocketChannelOptions;
   readonly #role: "client" | "server";
   readonly #decoder: FrameDecoder;
+  readonly #writer: BatchWriter;
   #state: State = "preface";
   /** The peer's first bytes until they can be judged (`sniffWants`, transport mismatch); then undefined. */
   #head: Buffer | undefined = Buffer.alloc(0);
@@ -117,26 +84,16 @@ export class SocketChannel implements Channel {
   #peerAcceptsBatches = false;
   #handler: ChannelHandler | undefined;
   #userPaused = false;
-  #timer: NodeJS.Timeout | undefined;
+  /** Fails the preface after `handshakeTimeoutMs`; cleared when it completes. */
+  #handshakeTimer: NodeJS.Timeout | undefined;
+  /** Destroys the socket when the peer has not closed its side a while after ours. */
+  #lingerTimer: NodeJS.Timeout | undefined;
   #frameTimer: NodeJS.Timeout | undefined;
   /** The decoder's `partialStarts` when #frameTimer was armed. */
   #frameSeq = 0;
-  /** Allocated at the first send (an idle connection holds none), again after a queued write. */
-  #batch: Buffer = NO_BATCH;
-  #batchLength = 0;
-  #flushScheduled = false;
-  /** The batch length that triggers an early write now (doubles within a run of sends). */
-  #earlyFlushAt = EARLY_FLUSH_BYTES;
   /** Set once the channel has ended: `null` for a clean close, else the error. */
   #closeResult: NearwireError | null | undefined;
   #notified = false;
-  #writeWaiters: (() => void)[] = [];
-  readonly #onWritten = (): void => {
-    const waiters = this.#writeWaiters;
-    if (waiters.length === 0) return;
-    this.#writeWaiters = [];
-    for (const wake of waiters) wake();
-  };
   #ready: { resolve: () => void; reject: (err: NearwireError) => void };
   readonly #readyPromise: Promise<void>;
   readonly #socketClosed: Promise<void>;
@@ -149,6 +106,7 @@ export class SocketChannel implements Channel {
     this.#socket = socket;
     this.#role = role;
     this.#options = options;
+    this.#writer = new BatchWriter(socket, options.highWaterMarkBytes);
     this.peer = options.peer;
     this.peerCredentials = options.peerCredentials;
     let ready!: { resolve: () => void; reject: (err: NearwireError) => void };
@@ -165,21 +123,12 @@ export class SocketChannel implements Channel {
     socket.on("error", (err) => this.#peerGone(NearwireError.from(err, Code.Unavailable)));
     socket.on("close", () => {
       this.#peerGone(undefined);
-      this.#onWritten();
+      this.#writer.wakeWaiters();
     });
-    this.#timer = setTimeout(() => this.#handshakeTimeout(), options.handshakeTimeoutMs);
+    this.#handshakeTimer = setTimeout(() => this.#handshakeTimeout(), options.handshakeTimeoutMs);
     if (role === "client") {
       this.#acceptsBatches = options.batches;
-      socket.write(
-        encodeFrame(
-          FrameType.Hello,
-          encodeHello({
-            version: PROTOCOL_VERSION,
-            maxFrameBytes: options.maxFrameBytes,
-            ...(options.batches ? { features: FEATURE_BATCH } : {}),
-          }),
-        ),
-      );
+      socket.write(helloFrame(options.maxFrameBytes, options.batches ? FEATURE_BATCH : undefined));
     }
   }
 
@@ -235,25 +184,8 @@ export class SocketChannel implements Channel {
   }
 
   send(type: number, payload: Uint8Array): boolean {
-    const n = payload.length;
-    checkSend(this.#state !== "open", type, n, this.maxPayloadBytes, this.peer);
-    if (n >= LARGE_PAYLOAD_BYTES) {
-      this.#flush();
-      const edges = Buffer.allocUnsafe(FRAME_OVERHEAD_BYTES);
-      writeFrameHeader(edges, 0, type, n);
-      writeFrameTrailer(edges, FRAME_HEADER_BYTES, frameChecksum(type, payload));
-      const socket = this.#socket;
-      socket.cork();
-      socket.write(edges.subarray(0, FRAME_HEADER_BYTES));
-      socket.write(payload);
-      socket.write(edges.subarray(FRAME_HEADER_BYTES), this.#onWritten);
-      socket.uncork();
-    } else {
-      if (this.#batchLength + n + FRAME_OVERHEAD_BYTES > this.#batch.length) this.#makeRoom();
-      this.#batchLength += encodeFrameInto(this.#batch, this.#batchLength, type, payload);
-      this.#afterAppend();
-    }
-    return this.#queuedBytes() < this.#options.highWaterMarkBytes;
+    checkSend(this.#state !== "open", type, payload.length, this.maxPayloadBytes, this.peer);
+    return this.#writer.send(type, payload);
   }
 
   /**
@@ -268,40 +200,20 @@ export class SocketChannel implements Channel {
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
     if (this.#state !== "open" || !isSendableType(type)) return false;
-    for (;;) {
-      const batch = this.#batch;
-      const start = this.#batchLength;
-      const room = batch.length - start - FRAME_HEADER_BYTES;
-      const limit = Math.min(room, this.maxPayloadBytes + FRAME_TRAILER_BYTES);
-      const n = limit > FRAME_TRAILER_BYTES ? fill(batch, start + FRAME_HEADER_BYTES, limit) : -1;
-      if (n >= 0 && n + FRAME_TRAILER_BYTES <= limit) {
-        writeFrameHeader(batch, start, type, n);
-        const end = start + FRAME_HEADER_BYTES + n;
-        writeFrameTrailer(batch, end, crc32cRange(batch, start + 4, end));
-        this.#batchLength = end + FRAME_TRAILER_BYTES;
-        this.#afterAppend();
-        return true;
-      }
-      if (start === 0) {
-        if (batch.length !== 0) return false;
-        this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
-        continue;
-      }
-      this.#flush();
-    }
+    return this.#writer.sendWith(type, fill, this.maxPayloadBytes);
   }
 
   get backpressured(): boolean {
-    return this.#queuedBytes() >= this.#options.highWaterMarkBytes;
+    return this.#writer.backpressured;
   }
 
   async drained(): Promise<void> {
-    while (this.#state === "open" && this.#queuedBytes() >= this.#options.highWaterMarkBytes) {
-      this.#flush();
+    const writer = this.#writer;
+    while (this.#state === "open" && writer.backpressured) {
+      writer.flush();
       if (this.#socket.writableLength === 0) return;
-      // Every socket.write carries #onWritten: the next completed write (or the close) wakes
-      // us. Unlike 'drain', this also works below the socket's own 16 KiB high-water mark.
-      await new Promise<void>((resolve) => this.#writeWaiters.push(resolve));
+      // The next completed write (or the close) wakes us.
+      await writer.written();
     }
   }
 
@@ -325,55 +237,14 @@ export class SocketChannel implements Channel {
     if (this.#state === "closed") return this.#socketClosed;
     this.#state = "closed";
     this.#closeResult = null;
-    this.#clearTimer();
-    this.#flush();
+    this.#clearTimers();
+    this.#writer.flush();
     this.#socket.end();
     // Keep reading (and discarding) so that the peer's FIN is seen and the socket closes.
     this.#socket.resume();
-    this.#timer = setTimeout(() => this.#socket.destroy(), this.#options.closeTimeoutMs);
+    this.#lingerTimer = setTimeout(() => this.#socket.destroy(), this.#options.closeTimeoutMs);
     process.nextTick(() => this.#notify());
     return this.#socketClosed;
-  }
-
-  #queuedBytes(): number {
-    return this.#socket.writableLength + this.#batchLength;
-  }
-
-  /** A frame was appended to the batch: write it early (see {@link EARLY_FLUSH_BYTES}) or at the tick's end. */
-  #afterAppend(): void {
-    if (this.#batchLength >= this.#earlyFlushAt && this.#socket.writableLength === 0) {
-      this.#flush();
-      if (this.#earlyFlushAt < EARLY_FLUSH_MAX_BYTES) this.#earlyFlushAt *= 2;
-    }
-    this.#scheduleFlush();
-  }
-
-  #scheduleFlush(): void {
-    if (this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    process.nextTick(this.#flushNow);
-  }
-
-  readonly #flushNow = (): void => {
-    this.#flushScheduled = false;
-    this.#earlyFlushAt = EARLY_FLUSH_BYTES;
-    this.#flush();
-  };
-
-  #flush(): void {
-    if (this.#batchLength === 0) return;
-    const socket = this.#socket;
-    socket.write(this.#batch.subarray(0, this.#batchLength), this.#onWritten);
-    this.#batchLength = 0;
-    // The kernel took it all synchronously: the buffer is free again. Otherwise the socket
-    // still references it, so the next send takes a new one (#makeRoom).
-    if (socket.writableLength > 0) this.#batch = NO_BATCH;
-  }
-
-  /** Flushes the batch and makes sure there is one to encode into. */
-  #makeRoom(): void {
-    this.#flush();
-    if (this.#batch.length === 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
   }
 
   #resumeDelivery(): void {
@@ -399,7 +270,11 @@ export class SocketChannel implements Channel {
         return;
       }
       this.#head = undefined;
-      if (this.#foreign(head)) return;
+      const mismatch = transportMismatch(head, this.#role, this.peer);
+      if (mismatch !== undefined) {
+        this.#fail(mismatch.error, mismatch.tell, mismatch.farewell);
+        return;
+      }
       data = head;
     }
     try {
@@ -441,19 +316,9 @@ export class SocketChannel implements Channel {
   };
 
   #onStreamError(err: unknown): void {
-    let error = NearwireError.from(err, Code.Internal);
-    if (this.#state === "preface" && error.reason !== "version-mismatch") {
-      // Whatever goes wrong before the preface completes means the peer does not speak nearwire.
-      error = new NearwireError(
-        Code.InvalidArgument,
-        `bad preface from ${this.peer}: ${error.message}`,
-        {
-          reason: "bad-preface",
-          cause: error,
-        },
-      );
-    }
-    this.#fail(error, true);
+    const error = NearwireError.from(err, Code.Internal);
+    // Whatever goes wrong before the preface completes means the peer does not speak nearwire.
+    this.#fail(this.#state === "preface" ? prefaceError(error, this.peer) : error, true);
   }
 
   #onFrame(type: number, payload: Uint8Array): void {
@@ -479,46 +344,21 @@ export class SocketChannel implements Channel {
       this.#onGoAway(payload);
       return;
     }
-    if (type !== FrameType.Hello) {
-      throw new NearwireError(
-        Code.InvalidArgument,
-        `first frame has type 0x${type.toString(16)}, not HELLO`,
-        {
-          reason: "bad-preface",
-        },
-      );
-    }
-    const hello = decodeHello(payload);
-    if (hello.version !== PROTOCOL_VERSION) {
-      throw new NearwireError(
-        Code.FailedPrecondition,
-        `peer speaks protocol version ${hello.version}, this side ${PROTOCOL_VERSION}`,
-        { reason: "version-mismatch" },
-      );
-    }
+    this.#onHello(type, payload);
+  }
+
+  /** The preface's first frame: the peer's HELLO (answered by a server) opens the channel. */
+  #onHello(type: number, payload: Uint8Array): void {
+    const hello = readHello(type, payload);
     this.#peerMaxFrameBytes = hello.maxFrameBytes;
-    this.#peerAcceptsBatches = ((hello.features ?? 0) & FEATURE_BATCH) !== 0;
+    this.#peerAcceptsBatches = announcesBatch(hello.features);
     if (this.#role === "server") {
       this.#decoder.setMaxPayloadBytes(this.#options.maxFrameBytes);
-      // The features field only answers a client's (PROTOCOL.md §4.1): a client that sent
-      // none gets the 16-byte HELLO it has always got.
-      let features: number | undefined;
-      if (hello.features !== undefined) {
-        features = this.#options.batches ? FEATURE_BATCH : 0;
-        this.#acceptsBatches = this.#options.batches;
-      }
-      this.#socket.write(
-        encodeFrame(
-          FrameType.Hello,
-          encodeHello({
-            version: PROTOCOL_VERSION,
-            maxFrameBytes: this.#options.maxFrameBytes,
-            ...(features === undefined ? {} : { features }),
-          }),
-        ),
-      );
+      const features = answerFeatures(hello.features, this.#options.batches);
+      if (features !== undefined) this.#acceptsBatches = this.#options.batches;
+      this.#socket.write(helloFrame(this.#options.maxFrameBytes, features));
     }
-    this.#clearTimer();
+    this.#clearTimers();
     this.#state = "open";
     // Hold later frames until start() (or resume() after a pause).
     this.#decoder.pause();
@@ -549,44 +389,12 @@ export class SocketChannel implements Channel {
   }
 
   #handshakeTimeout(): void {
-    this.#timer = undefined;
+    this.#handshakeTimer = undefined;
     if (this.#state !== "preface") return;
     this.#fail(
-      new NearwireError(
-        Code.Unavailable,
-        `preface with ${this.peer} not complete after ${this.#options.handshakeTimeoutMs} ms`,
-      ),
+      prefaceTimeoutError(this.peer, this.#options.handshakeTimeoutMs),
       this.#role === "server",
     );
-  }
-
-  /**
-   * Judges the peer's first bytes: true (and the channel failed with FAILED_PRECONDITION
-   * `transport-mismatch`) when they are another protocol's (PROTOCOL.md §4.2).
-   */
-  #foreign(head: Buffer): boolean {
-    const foreign = sniffForeignProtocol(head, this.#role);
-    if (foreign === undefined) return false;
-    if (this.#role === "client") {
-      const use = foreign.package === undefined ? "" : `: connect with ${foreign.package}`;
-      this.#fail(
-        new NearwireError(
-          Code.FailedPrecondition,
-          `the server at ${this.peer} speaks ${foreign.name}, not nearwire frames${use}`,
-          { reason: "transport-mismatch" },
-        ),
-        false,
-      );
-      return true;
-    }
-    const message = `this is a @nearwire/uds server (nearwire frames); the client speaks ${foreign.name}${foreign.package === undefined ? "" : ` (a ${foreign.package} client?)`}`;
-    const error = new NearwireError(Code.FailedPrecondition, message, {
-      reason: "transport-mismatch",
-    });
-    // A shm-ring client reads the answer as its own handshake's error frame (§6.1).
-    const farewell = foreign.package === "@nearwire/shm-ring" ? shmErrorFrame(error) : undefined;
-    this.#fail(error, true, farewell);
-    return true;
   }
 
   /**
@@ -598,21 +406,21 @@ export class SocketChannel implements Channel {
     const wasPreface = this.#state === "preface";
     this.#state = "closed";
     this.#closeResult = error;
-    this.#clearTimer();
+    this.#clearTimers();
     const socket = this.#socket;
     if (tell && socket.writable) {
       // Frames queued before the error go first: GOAWAY is the last frame (PROTOCOL.md §4.3).
-      this.#flush();
+      this.#writer.flush();
       socket.write(
         farewell ?? encodeFrame(FrameType.GoAway, encodeGoAway(error.code, error.message)),
       );
       socket.end();
       socket.resume();
-      this.#timer = setTimeout(() => socket.destroy(), GOAWAY_LINGER_MS);
+      this.#lingerTimer = setTimeout(() => socket.destroy(), GOAWAY_LINGER_MS);
     } else {
       socket.destroy();
     }
-    this.#batchLength = 0;
+    this.#writer.discard();
     if (wasPreface) this.#ready.reject(error);
     else this.#notify();
   }
@@ -620,7 +428,7 @@ export class SocketChannel implements Channel {
   /** The socket errored or closed. */
   #peerGone(error: NearwireError | undefined): void {
     if (this.#state === "closed") {
-      if (error === undefined) this.#clearTimer();
+      if (error === undefined) this.#clearTimers();
       return;
     }
     this.#fail(
@@ -638,30 +446,18 @@ export class SocketChannel implements Channel {
     this.#handler.onClose(this.#closeResult ?? undefined);
   }
 
-  #clearTimer(): void {
+  #clearTimers(): void {
     if (this.#frameTimer !== undefined) {
       clearTimeout(this.#frameTimer);
       this.#frameTimer = undefined;
     }
-    if (this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
+    if (this.#handshakeTimer !== undefined) {
+      clearTimeout(this.#handshakeTimer);
+      this.#handshakeTimer = undefined;
+    }
+    if (this.#lingerTimer !== undefined) {
+      clearTimeout(this.#lingerTimer);
+      this.#lingerTimer = undefined;
     }
   }
 }
-
-/** An shm-ring handshake error frame (§6.1): u32 BE length, then `{"error":{…}}`. */
-function shmErrorFrame(error: NearwireError): Buffer {
-  const json = Buffer.from(
-    JSON.stringify({
-      error: { code: error.code, reason: error.reason, message: error.message },
-    }),
-  );
-  const frame = Buffer.alloc(4 + json.length);
-  frame.writeUInt32BE(json.length, 0);
-  json.copy(frame, 4);
-  return frame;
-}
-
-/** The batch of a channel that has nothing to send yet. */
-const NO_BATCH = Buffer.alloc(0);

@@ -1,5 +1,3 @@
-export type { WorkerChannelParts } from "./worker-channel.js";
-export { WorkerChannel } from "./worker-channel.js";
 export type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
 export type { WorkerPool, WorkerPoolOptions } from "./worker-pool.js";
 export { createWorkerPool } from "./worker-pool.js";
