@@ -18,6 +18,16 @@ import { deathOf } from "./worker-death.js";
 import type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
 import { createWorkerSegment } from "./worker-segment.js";
 
+/** What a listener answers on the port of an offer. */
+interface ListenerAnswer {
+  nearwire?: string;
+  maxFrameBytes?: unknown;
+  features?: unknown;
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
 /*
  * Set-up over the endpoint (the only messages nearwire posts; all carry `nearwire`):
  *
@@ -160,7 +170,9 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
     connect(): Promise<Channel> {
       const { buffer, nonce } = createWorkerSegment(ringBytes);
       return new Promise<Channel>((resolve, reject) => {
-        const ports: MessagePort[] = [];
+        // Each offered port with its listener (removed by reference: Deno's MessagePort has
+        // no removeAllListeners).
+        const ports: Array<[MessagePort, (m: ListenerAnswer) => void]> = [];
         let agreed = maxPayloadFor(ringBytes);
         let peerBatches = false;
         let timer: NodeJS.Timeout | undefined;
@@ -171,8 +183,8 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
           endpoint.off("message", onEndpointMessage);
           if (endpoint instanceof Worker) endpoint.off("exit", onGone);
           else endpoint.off("close", onGone);
-          for (const p of ports) {
-            p.removeAllListeners("message");
+          for (const [p, onPortMessage] of ports) {
+            p.off("message", onPortMessage);
             if (p !== winner) p.close();
           }
           if (winner === undefined) {
@@ -197,52 +209,43 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
         };
         const offer = (): void => {
           const { port1, port2 } = new MessageChannel();
-          ports.push(port1);
-          port1.on(
-            "message",
-            (m: {
-              nearwire?: string;
-              maxFrameBytes?: unknown;
-              features?: unknown;
-              code?: number;
-              reason?: string;
-              message?: string;
-            }) => {
-              if (m?.nearwire === "ready") {
-                // A listener that does not say maxFrameBytes does not fragment.
-                const f = m.maxFrameBytes;
-                if (f !== undefined) {
-                  if (
-                    typeof f !== "number" ||
-                    !Number.isInteger(f) ||
-                    f < agreed ||
-                    f > Math.max(agreed, maxFrameBytes)
-                  ) {
-                    finish(
-                      new NearwireError(
-                        Code.Internal,
-                        `listener maxFrameBytes ${String(f)} outside [${agreed}, ${Math.max(agreed, maxFrameBytes)}]`,
-                        { reason: "bad-preface" },
-                      ),
-                    );
-                    return;
-                  }
-                  agreed = f;
-                }
-                try {
-                  peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
-                } catch (err) {
-                  finish(NearwireError.from(err, Code.Internal));
+          const onPortMessage = (m: ListenerAnswer): void => {
+            if (m?.nearwire === "ready") {
+              // A listener that does not say maxFrameBytes does not fragment.
+              const f = m.maxFrameBytes;
+              if (f !== undefined) {
+                if (
+                  typeof f !== "number" ||
+                  !Number.isInteger(f) ||
+                  f < agreed ||
+                  f > Math.max(agreed, maxFrameBytes)
+                ) {
+                  finish(
+                    new NearwireError(
+                      Code.Internal,
+                      `listener maxFrameBytes ${String(f)} outside [${agreed}, ${Math.max(agreed, maxFrameBytes)}]`,
+                      { reason: "bad-preface" },
+                    ),
+                  );
                   return;
                 }
-                finish(port1);
-              } else if (m?.nearwire === "error") {
-                const code = typeof m.code === "number" ? m.code : Code.Unknown;
-                const opts = typeof m.reason === "string" ? { reason: m.reason as never } : {};
-                finish(new NearwireError(code, m.message ?? "worker refused the connection", opts));
+                agreed = f;
               }
-            },
-          );
+              try {
+                peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
+              } catch (err) {
+                finish(NearwireError.from(err, Code.Internal));
+                return;
+              }
+              finish(port1);
+            } else if (m?.nearwire === "error") {
+              const code = typeof m.code === "number" ? m.code : Code.Unknown;
+              const opts = typeof m.reason === "string" ? { reason: m.reason as never } : {};
+              finish(new NearwireError(code, m.message ?? "worker refused the connection", opts));
+            }
+          };
+          ports.push([port1, onPortMessage]);
+          port1.on("message", onPortMessage);
           try {
             endpoint.postMessage(
               {
