@@ -113,8 +113,7 @@ export class ServerSession {
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
   async shutdown(code: Code, message: string): Promise<void> {
     const shared = new NearwireError(code, message, { reason: "server-closing" });
-    for (const call of this.calls.snapshot())
-      this.finish(call, code, message, SERVER_CLOSING, shared);
+    for (const call of this.calls.snapshot()) this.end(call, code, message, SERVER_CLOSING, shared);
     await this.writer.close();
   }
 
@@ -145,10 +144,8 @@ export class ServerSession {
         case FrameType.Cancel: {
           const { callId, code } = decodeCancel(payload);
           const call = this.calls.get(callId);
-          if (call !== undefined) {
-            call.finished = true;
-            this.drop(call, code, "cancelled by client");
-          } else this.checkStarted(callId, "CANCEL");
+          if (call !== undefined) this.end(call, code, "cancelled by client", NO_STATUS);
+          else this.checkStarted(callId, "CANCEL");
           return;
         }
         case FrameType.Credit: {
@@ -253,7 +250,7 @@ export class ServerSession {
     this.host.callsChanged();
     if (timeoutMs > 0) {
       call.deadlineTimer = new DeadlineTimer(timeoutMs, () =>
-        this.finish(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
+        this.end(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
       );
     }
   }
@@ -299,7 +296,7 @@ export class ServerSession {
     if (call.single !== undefined) {
       call.single.count++;
       if (call.single.count > 1) {
-        this.finish(
+        this.end(
           call,
           Code.InvalidArgument,
           `${call.bound.kind} call got more than one request message`,
@@ -338,7 +335,7 @@ export class ServerSession {
       return;
     }
     if (single.count !== 1) {
-      this.finish(
+      this.end(
         call,
         Code.InvalidArgument,
         `${call.bound.kind} call got ${single.count} request messages`,
@@ -381,7 +378,7 @@ export class ServerSession {
       const e = NearwireError.from(err, Code.InvalidArgument);
       const trailers: Metadata = { [CODEC_TRAILER]: call.bound.codec };
       if (e.reason !== undefined) trailers[REASON_TRAILER] = e.reason;
-      this.finish(call, e.code, e.message, trailers);
+      this.end(call, e.code, e.message, trailers);
       return NOTHING;
     }
   }
@@ -431,7 +428,7 @@ export class ServerSession {
         return false;
       },
       drained: () => this.channel.drained(),
-      finished: () => this.finish(call, Code.OK, ""),
+      finished: () => this.end(call, Code.OK, ""),
       failed: (err) => this.fail(call, err),
     }).start();
   }
@@ -456,40 +453,42 @@ export class ServerSession {
       this.fail(call, err);
       return;
     }
-    call.finished = true;
-    this.drop(call, Code.OK, "");
+    this.end(call, Code.OK, "", NO_STATUS);
   }
 
+  /** Ends `call` with the STATUS of what its handler threw. */
   private fail(call: ServerCall, err: unknown): void {
     if (call.finished) return;
     const e = NearwireError.from(err, Code.Unknown);
     const md = e.reason === undefined ? e.metadata : { ...e.metadata, [REASON_TRAILER]: e.reason };
-    this.finish(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, md);
+    this.end(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, md);
   }
 
-  /** The one place a call ends on the server: sends its final STATUS (once) and forgets it. */
-  private finish(
+  /**
+   * The one place a call ends on the server, whatever ends it (reply, handler error, deadline,
+   * bad request message, CANCEL, shutdown, lost connection); later ends do nothing. Sends its
+   * STATUS with `trailers` after the handler's own, unless `NO_STATUS` (the reply carried it, the
+   * client cancelled, the connection is gone); unless OK, aborts the call with `shared` (one
+   * error for many calls) or a new error of `code` and `message`; forgets it.
+   */
+  private end(
     call: ServerCall,
     code: Code,
     message: string,
-    trailers?: Metadata,
+    trailers?: Metadata | typeof NO_STATUS,
     shared?: NearwireError,
   ): void {
-    if (!call.finished) {
-      call.finished = true;
+    if (call.finished) return;
+    call.finished = true;
+    if (trailers !== NO_STATUS) {
       let md = call.trailersIfAny;
       if (trailers !== undefined && Object.keys(trailers).length > 0) md = { ...md, ...trailers };
       this.sendStatus(call.id, code, message, md);
     }
-    this.drop(call, code, message, shared);
-  }
-
-  /** Forgets `call`; unless OK, aborts it with `shared` (or a new error of `code`/`message`). */
-  private drop(call: ServerCall, code: Code, message: string, shared?: NearwireError): void {
     if (code !== Code.OK) call.abort(shared ?? new NearwireError(code, message));
     else call.deadlineTimer?.clear();
-    if (!this.calls.remove(call)) return;
-    this.host.callsChanged();
+    // A closed session tells its host once, in onClose, not once per call.
+    if (this.calls.remove(call) && !this.closed) this.host.callsChanged();
   }
 
   /** Sends a STATUS without a message; when it does not fit the channel, says why instead. */
@@ -527,12 +526,10 @@ export class ServerSession {
     if (this.idleTimer !== undefined) clearInterval(this.idleTimer);
     const reason = error?.message ?? "connection closed";
     if (this.calls.size > 0) {
-      const shared = new NearwireError(Code.Unavailable, `connection lost: ${reason}`);
-      for (const call of this.calls.snapshot()) {
-        call.finished = true;
-        call.abort(shared);
-      }
-      this.calls.clear();
+      const message = `connection lost: ${reason}`;
+      const shared = new NearwireError(Code.Unavailable, message);
+      for (const call of this.calls.snapshot())
+        this.end(call, Code.Unavailable, message, NO_STATUS, shared);
     }
     this.host.sessionClosed(this);
   }
@@ -545,6 +542,9 @@ function readDeadline(call: ServerCall): number {
 }
 
 const NOTHING: unique symbol = Symbol("nothing");
+
+/** The trailers `end` takes for a call whose STATUS is not to be sent. */
+const NO_STATUS: unique symbol = Symbol("no status");
 
 /** Trailers of a STATUS sent because the server is closing. */
 const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
