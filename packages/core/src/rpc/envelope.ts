@@ -294,26 +294,55 @@ export function encodeRequest(
   return out;
 }
 
-/** Decodes a REQUEST payload; throws INTERNAL `protocol-violation` when malformed. */
-export function decodeRequest(p: Uint8Array): RequestFrame {
+/**
+ * A REQUEST's fields as {@link decodeRequestHead} reads them in place: the method path and the
+ * message stay in the payload, where these offsets say. A server reads every REQUEST into one
+ * of these, so a call costs no frame object and no method string.
+ */
+export class RequestHead {
+  callId = 0;
+  flags = 0;
+  timeoutMs = 0;
+  /** Bytes of the method path, at `payload[REQUEST_HEAD_BYTES…]`. */
+  methodBytes = 0;
+  metadata: Metadata | undefined = undefined;
+  /** Where the message starts (it runs to the payload's end); the payload's length without one. */
+  messageAt = 0;
+}
+
+/**
+ * Reads REQUEST payload `p` into `into` and returns it; throws INTERNAL `protocol-violation`
+ * when malformed. The method path's UTF-8 is not checked here ({@link decodeRequest} does).
+ */
+export function decodeRequestHead(p: Uint8Array, into: RequestHead): RequestHead {
   if (p.byteLength < REQUEST_HEAD_BYTES) throw malformed("REQUEST");
   const flags = p[REQUEST_FLAGS_AT] as number;
   const ml = p[REQUEST_METHOD_LEN_AT] as number;
-  if (REQUEST_HEAD_BYTES + ml > p.byteLength || ml === 0) throw malformed("REQUEST");
-  const method = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
+  if (ml === 0 || REQUEST_HEAD_BYTES + ml > p.byteLength) throw malformed("REQUEST");
   let o = REQUEST_HEAD_BYTES + ml;
   let metadata: Metadata | undefined;
   if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
-  let message: Uint8Array | undefined;
-  if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
-  else if (o !== p.byteLength) throw malformed("REQUEST");
+  if ((flags & FLAG_HAS_MESSAGE) === 0 && o !== p.byteLength) throw malformed("REQUEST");
+  into.callId = readU32(p, 0);
+  into.flags = flags;
+  into.timeoutMs = readU32(p, REQUEST_TIMEOUT_AT);
+  into.methodBytes = ml;
+  into.metadata = metadata;
+  into.messageAt = o;
+  return into;
+}
+
+/** Decodes a REQUEST payload; throws INTERNAL `protocol-violation` when malformed. */
+export function decodeRequest(p: Uint8Array): RequestFrame {
+  const head = decodeRequestHead(p, new RequestHead());
+  const flags = head.flags;
   return {
-    callId: readU32(p, 0),
+    callId: head.callId,
     flags,
-    timeoutMs: readU32(p, REQUEST_TIMEOUT_AT),
-    method,
-    metadata,
-    message,
+    timeoutMs: head.timeoutMs,
+    method: latin1OrUtf8(p, REQUEST_HEAD_BYTES, head.methodBytes, "REQUEST"),
+    metadata: head.metadata,
+    message: flags & FLAG_HAS_MESSAGE ? p.subarray(head.messageAt) : undefined,
   };
 }
 

@@ -13,24 +13,19 @@ import {
   checkBatch,
   decodeCancel,
   decodeCredit,
+  decodeRequestHead,
   END_BYTES,
   eachBatchMessage,
   encodeStatus,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
-  FLAG_HAS_METADATA,
   latin1OrUtf8,
   MESSAGE_HEAD_BYTES,
-  malformed,
   REASON_TRAILER,
-  REQUEST_FLAGS_AT,
   REQUEST_HEAD_BYTES,
-  REQUEST_METHOD_LEN_AT,
-  REQUEST_TIMEOUT_AT,
+  RequestHead,
   readCallId,
-  readMetadata,
   readU32,
-  view,
 } from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
 import { InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
@@ -68,6 +63,8 @@ export class ServerSession {
   private readonly windowLimits: WindowLimits;
   /** `ctx.peer` of every call on this connection: one object per connection. */
   private readonly peer: Peer;
+  /** Every REQUEST of this connection is read into this one (see onRequest). */
+  private readonly request = new RequestHead();
   private closed = false;
   /**
    * The highest call id a REQUEST has used on this connection (PROTOCOL.md §5.1): ids only grow,
@@ -163,33 +160,36 @@ export class ServerSession {
     }
   }
 
-  /** Reads a REQUEST in place (PROTOCOL.md §5.2): no object, no method string per call. */
+  /**
+   * A REQUEST (PROTOCOL.md §5.2): read in place into the session's one {@link RequestHead} (no
+   * frame object, no method string per call), admitted, then dispatched by its method's kind.
+   */
   private onRequest(p: Uint8Array): void {
-    if (p.byteLength < REQUEST_HEAD_BYTES) throw malformed("REQUEST");
-    const id = readU32(p, 0);
-    const flags = p[REQUEST_FLAGS_AT] as number;
-    const timeoutMs = readU32(p, REQUEST_TIMEOUT_AT);
-    const ml = p[REQUEST_METHOD_LEN_AT] as number;
-    if (ml === 0 || REQUEST_HEAD_BYTES + ml > p.byteLength) throw malformed("REQUEST");
-    let o = REQUEST_HEAD_BYTES + ml;
-    let metadata: Metadata | undefined;
-    if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
-    // The request message is p[o…] (no view of it is made here: see decodeChecked).
-    const hasMessage = (flags & FLAG_HAS_MESSAGE) !== 0;
-    if (!hasMessage && o !== p.byteLength) throw malformed("REQUEST");
+    const head = decodeRequestHead(p, this.request);
+    const call = this.admit(p, head);
+    if (call !== undefined) this.dispatch(call, p, head);
+  }
+
+  /**
+   * The call a REQUEST starts, or undefined when it is refused with a STATUS (method not found,
+   * server draining, maxConcurrentCalls reached); a call id not above the last one is a
+   * violation.
+   */
+  private admit(p: Uint8Array, head: RequestHead): ServerCall | undefined {
+    const id = head.callId;
     if (id <= this.lastId) {
       throw protocolError(
         `REQUEST call id ${id} is not above the last one, ${this.lastId} (ids never repeat on a connection)`,
       );
     }
     this.lastId = id;
-    const method = this.host.methods.lookup(p, REQUEST_HEAD_BYTES, ml);
+    const method = this.host.methods.lookup(p, REQUEST_HEAD_BYTES, head.methodBytes);
     if (method === undefined || this.host.draining) {
-      const name = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
+      const name = latin1OrUtf8(p, REQUEST_HEAD_BYTES, head.methodBytes, "REQUEST");
       if (this.host.draining)
         this.sendStatus(id, Code.Unavailable, "server is shutting down", SERVER_CLOSING);
       else this.sendStatus(id, Code.Unimplemented, `method ${name} not found`);
-      return;
+      return undefined;
     }
     if (this.calls.size >= this.host.maxConcurrentCalls) {
       this.sendStatus(
@@ -197,21 +197,36 @@ export class ServerSession {
         Code.ResourceExhausted,
         `${this.calls.size} calls open > maxConcurrentCalls ${this.host.maxConcurrentCalls}`,
       );
-      return;
+      return undefined;
     }
-    const { bound } = method;
-    const call = new ServerCall(id, bound, method.impl as never, metadata, timeoutMs, this.peer);
+    return new ServerCall(
+      id,
+      method.bound,
+      method.impl as never,
+      head.metadata,
+      head.timeoutMs,
+      this.peer,
+    );
+  }
+
+  /**
+   * Starts an admitted call: a unary or server-streaming call whose one request came inline runs
+   * at once (a unary one without entering the table, unless its handler is async); any other is
+   * registered and takes its request message(s) as MESSAGE frames would bring them.
+   */
+  private dispatch(call: ServerCall, p: Uint8Array, head: RequestHead): void {
+    // Read before any handler runs: the head is the session's one, reused by the next REQUEST.
+    const flags = head.flags;
+    const at = head.messageAt;
+    const timeoutMs = head.timeoutMs;
+    const hasMessage = (flags & FLAG_HAS_MESSAGE) !== 0;
     const ended = (flags & FLAG_END_STREAM) !== 0;
-    const kind = bound.kind;
+    const transient = this.channel.transientPayloads;
+    const kind = call.bound.kind;
     if (kind === "unary" || kind === "server_streaming") {
       if (hasMessage && ended) {
-        const input = this.decodeRequestMessage(
-          call,
-          p,
-          o,
-          p.byteLength,
-          this.channel.transientPayloads,
-        );
+        // The request message is p[at…] (no view of it is made here: see decodeChecked).
+        const input = this.decodeRequestMessage(call, p, at, p.byteLength, transient);
         if (input === NOTHING) return;
         if (kind === "unary") this.runUnary(call, input);
         else {
@@ -222,8 +237,8 @@ export class ServerSession {
       }
       this.register(call, timeoutMs);
       call.single = { count: 0 };
-      if (hasMessage) this.onMessage(id, p, o, p.byteLength, this.channel.transientPayloads);
-      if (ended) this.onEnd(id);
+      if (hasMessage) this.onMessage(call.id, p, at, p.byteLength, transient);
+      if (ended) this.onEnd(call.id);
       return;
     }
     this.register(call, timeoutMs);
@@ -234,7 +249,7 @@ export class ServerSession {
       () => undefined,
     );
     call.inbound = inbound;
-    if (hasMessage) this.onMessage(id, p, o, p.byteLength, this.channel.transientPayloads);
+    if (hasMessage) this.onMessage(call.id, p, at, p.byteLength, transient);
     if (ended) {
       call.halfClosed = true;
       inbound.end();
