@@ -1,21 +1,18 @@
 /** The server side of the RPC engine over one Channel (PROTOCOL.md section 5). */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
+import type { MessageCodec } from "../codec.js";
 import { FrameType } from "../frame-type.js";
-import { type ErrorReason, NearwireError } from "../nearwire-error.js";
+import { NearwireError } from "../nearwire-error.js";
 import type { Peer } from "../peer.js";
 import type { Metadata } from "../transport.js";
 import { decodeChecked, encodeChecked } from "./bound-method.js";
-import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
   CODEC_TRAILER,
-  checkBatch,
   decodeCancel,
-  decodeCredit,
   decodeRequestHead,
   END_BYTES,
-  eachBatchMessage,
   encodeStatus,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
@@ -25,15 +22,14 @@ import {
   REQUEST_HEAD_BYTES,
   RequestHead,
   readCallId,
-  readU32,
 } from "./envelope.js";
-import { EnvelopeWriter } from "./envelope-writer.js";
-import { InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
+import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
 import type { MethodTable } from "./method-table.js";
 import { OutboundCredit } from "./outbound-credit.js";
 import { ServerCall } from "./server-call.js";
+import { protocolError, Session } from "./session.js";
 
 /** What a session needs from its server. */
 export interface ServerSessionHost {
@@ -55,12 +51,7 @@ export interface ServerSessionHost {
  * frame callback and never enters the call table; a call is registered (table, deadline timer)
  * only while something of it is pending: a promise, a stream, a missing request message.
  */
-export class ServerSession {
-  /** Calls with something pending, by id. */
-  readonly calls = new CallTable<ServerCall>();
-  private readonly writer: EnvelopeWriter;
-  /** How far a stream's receive window may grow on this channel. */
-  private readonly windowLimits: WindowLimits;
+export class ServerSession extends Session<ServerCall> {
   /** `ctx.peer` of every call on this connection: one object per connection. */
   private readonly peer: Peer;
   /** Every REQUEST of this connection is read into this one (see onRequest). */
@@ -91,11 +82,10 @@ export class ServerSession {
   };
 
   constructor(
-    readonly channel: Channel,
+    channel: Channel,
     private readonly host: ServerSessionHost,
   ) {
-    this.writer = new EnvelopeWriter(channel, host.maxMessageBytes);
-    this.windowLimits = windowLimits(channel.inboundCapacityBytes);
+    super(channel, host.maxMessageBytes, "server");
     this.peer = channel.peerCredentials ?? { address: channel.peer };
     channel.start({
       onFrame: (type, payload) => this.onFrame(type, payload),
@@ -121,17 +111,21 @@ export class ServerSession {
         case FrameType.Request:
           this.onRequest(payload);
           return;
-        case FrameType.Message:
-          this.onMessage(
-            readCallId(payload, "MESSAGE"),
-            payload,
-            MESSAGE_HEAD_BYTES,
-            payload.byteLength,
-            this.channel.transientPayloads,
-          );
+        case FrameType.Message: {
+          const id = readCallId(payload, "MESSAGE");
+          const call = this.calls.get(id);
+          if (call !== undefined)
+            this.onMessage(
+              call,
+              payload,
+              MESSAGE_HEAD_BYTES,
+              payload.byteLength,
+              this.channel.transientPayloads,
+            );
+          else this.checkStarted(id, "MESSAGE");
           return;
+        }
         case FrameType.Batch:
-          if (this.channel.acceptsBatches !== true) throw unknownType(type);
           this.onBatch(payload);
           return;
         case FrameType.End:
@@ -145,15 +139,11 @@ export class ServerSession {
           else this.checkStarted(callId, "CANCEL");
           return;
         }
-        case FrameType.Credit: {
-          const { callId, credit } = decodeCredit(payload);
-          const call = this.calls.get(callId);
-          if (call !== undefined) call.credit?.grant(credit);
-          else this.checkStarted(callId, "CREDIT");
+        case FrameType.Credit:
+          this.onCredit(payload);
           return;
-        }
         default:
-          throw unknownType(type);
+          throw this.unknownType(type);
       }
     } catch (err) {
       void this.channel.close(NearwireError.from(err, Code.Internal));
@@ -237,7 +227,7 @@ export class ServerSession {
       }
       this.register(call, timeoutMs);
       call.single = { count: 0 };
-      if (hasMessage) this.onMessage(call.id, p, at, p.byteLength, transient);
+      if (hasMessage) this.onMessage(call, p, at, p.byteLength, transient);
       if (ended) this.onEnd(call.id);
       return;
     }
@@ -249,7 +239,7 @@ export class ServerSession {
       () => undefined,
     );
     call.inbound = inbound;
-    if (hasMessage) this.onMessage(call.id, p, at, p.byteLength, transient);
+    if (hasMessage) this.onMessage(call, p, at, p.byteLength, transient);
     if (ended) {
       call.halfClosed = true;
       inbound.end();
@@ -270,43 +260,14 @@ export class ServerSession {
     }
   }
 
-  /**
-   * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
-   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame
-   * is copied once, when the codec keeps views of it, instead of once per message.
-   */
-  private onBatch(p: Uint8Array): void {
-    const count = checkBatch(p);
-    const id = readU32(p, 0);
-    const call = this.calls.get(id);
-    if (call === undefined) {
-      this.checkStarted(id, "BATCH");
-      return;
-    }
-    // A BATCH past the credit allowance is refused whole: none of its messages is delivered.
-    if (call.inCredit !== undefined && !call.halfClosed && !call.inCredit.allows(count))
-      throw protocolError(`call ${id}: peer sent past its credit`);
-    eachBatchMessage(
-      p,
-      this.channel.transientPayloads,
-      call.bound.input.decodesInPlace,
-      (frame, start, end, transient) => this.onMessage(id, frame, start, end, transient),
-    );
-  }
-
   /** A request message: `frame[offset … end)`, only valid during the callback if `transient`. */
-  private onMessage(
-    id: number,
+  protected override onMessage(
+    call: ServerCall,
     frame: Uint8Array,
     offset: number,
     end: number,
     transient: boolean,
   ): void {
-    const call = this.calls.get(id);
-    if (call === undefined) {
-      this.checkStarted(id, "MESSAGE");
-      return;
-    }
     if (call.finished) return;
     if (call.single !== undefined) {
       call.single.count++;
@@ -325,10 +286,8 @@ export class ServerSession {
     const inbound = call.inbound;
     // No stream and no single request pending: the client's END came already (§5.10).
     if (inbound === undefined || call.halfClosed)
-      throw protocolError(`MESSAGE on call ${id} after its END`);
-    if (!(call.inCredit as InboundCredit).onReceived(end - offset)) {
-      throw protocolError(`call ${id}: peer sent past its credit`);
-    }
+      throw protocolError(`MESSAGE on call ${call.id} after its END`);
+    if (!(call.inCredit as InboundCredit).onReceived(end - offset)) throw this.pastCredit(call.id);
     const input = this.decodeRequestMessage(call, frame, offset, end, transient);
     if (input !== NOTHING) inbound.push(input);
   }
@@ -362,14 +321,20 @@ export class ServerSession {
     else this.runStreaming(call, single.value);
   }
 
-  /**
-   * A frame for an id that is not active: ignored when a REQUEST started it (the call ended;
-   * the peer sent before it knew), a violation when no REQUEST ever did.
-   */
-  private checkStarted(id: number, what: string): void {
+  /** A REQUEST started every id from 1 to lastId. */
+  protected override checkStarted(id: number, what: string): void {
     if (id > this.lastId || id === 0) {
       throw protocolError(`${what} for call id ${id}, which no REQUEST started`);
     }
+  }
+
+  protected override inboundCodec(call: ServerCall): MessageCodec<unknown> {
+    return call.bound.input;
+  }
+
+  /** After the client's END (§5.10), a MESSAGE of the call is a violation. */
+  protected override receiving(call: ServerCall): boolean {
+    return !call.halfClosed;
   }
 
   private decodeRequestMessage(
@@ -563,17 +528,3 @@ const NO_STATUS: unique symbol = Symbol("no status");
 
 /** Trailers of a STATUS sent because the server is closing. */
 const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
-
-/** A frame type a server never accepts (PROTOCOL.md §5.7). */
-function unknownType(type: number): NearwireError {
-  return protocolError(
-    type === FrameType.Batch
-      ? "BATCH (0x16) on a server connection whose HELLO did not announce BATCH (PROTOCOL.md §4.1)"
-      : `unexpected frame type 0x${type.toString(16)} on a server connection`,
-    "unknown-frame-type",
-  );
-}
-
-function protocolError(message: string, reason: ErrorReason = "protocol-violation"): NearwireError {
-  return new NearwireError(Code.Internal, message, { reason });
-}
