@@ -93,17 +93,12 @@ export class ClientSession extends Session<ClientCall> {
     request: unknown,
     options: CallOptions | undefined,
   ): AsyncIterable<unknown> {
-    const inbound = this.inboundFor();
-    const call = this.open(bound, options, (e) => inbound.fail(e));
-    if (call === undefined) return inbound;
-    this.bindInbound(call, inbound);
-    this.sendRequest(call, request, options);
-    return inbound;
+    return this.streamed(bound, options, request, false);
   }
 
   clientStreaming(
     bound: BoundMethod,
-    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    requests: Requests,
     options: CallOptions | undefined,
   ): Promise<unknown> {
     return new Promise((resolve, reject) => {
@@ -116,15 +111,10 @@ export class ClientSession extends Session<ClientCall> {
 
   bidiStreaming(
     bound: BoundMethod,
-    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    requests: Requests,
     options: CallOptions | undefined,
   ): AsyncIterable<unknown> {
-    const inbound = this.inboundFor();
-    const call = this.open(bound, options, (e) => inbound.fail(e));
-    if (call === undefined) return inbound;
-    this.bindInbound(call, inbound);
-    this.startStream(call, requests, options);
-    return inbound;
+    return this.streamed(bound, options, requests, true);
   }
 
   /** Fails every call with UNAVAILABLE and closes the channel. */
@@ -132,18 +122,29 @@ export class ClientSession extends Session<ClientCall> {
     await this.writer.close();
   }
 
-  /** The response stream of a streamed call; it reports consumption and abandonment to the call. */
-  private inboundFor(): InboundStream<unknown> {
-    return new InboundStream<unknown>();
-  }
-
-  private bindInbound(call: ClientCall, inbound: InboundStream<unknown>): void {
+  /**
+   * A call answered with a stream (server-streaming, bidi): `input` is its one request, or with
+   * `streamsRequests` its request stream. The returned stream reports consumption (credit) and
+   * abandonment (CANCEL) to the call.
+   */
+  private streamed(
+    bound: BoundMethod,
+    options: CallOptions | undefined,
+    input: unknown,
+    streamsRequests: boolean,
+  ): AsyncIterable<unknown> {
+    const inbound = new InboundStream<unknown>();
+    const call = this.open(bound, options, (e) => inbound.fail(e));
+    if (call === undefined) return inbound;
     call.inbound = inbound;
     call.inCredit = new InboundCredit(this.windowLimits);
     inbound.bind(
       () => this.consumed(call),
       () => this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
     );
+    if (streamsRequests) this.startStream(call, input as Requests, options);
+    else this.sendRequest(call, input, options);
+    return inbound;
   }
 
   private open(
@@ -228,7 +229,7 @@ export class ClientSession extends Session<ClientCall> {
 
   private startStream(
     call: ClientCall,
-    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    requests: Requests,
     options: CallOptions | undefined,
   ): void {
     call.credit = new OutboundCredit();
@@ -479,6 +480,9 @@ function statusError(
   if (reason !== "") opts.reason = reason as ErrorReason;
   return withServerCodec(new NearwireError(code, detail, opts), codec);
 }
+
+/** What a client-streaming or bidi call sends. */
+type Requests = AsyncIterable<unknown> | Iterable<unknown>;
 
 /** The largest call id (u32); a connection that has used it starts no more calls. */
 const MAX_CALL_ID = 0xffffffff;
