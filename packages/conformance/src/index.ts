@@ -57,6 +57,8 @@ export type { Vector } from "./protocol-vectors.js";
 export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";
 export type { RunReadmeExampleOptions } from "./readme-examples.js";
 export { readmeExamples, runReadmeExample } from "./readme-examples.js";
+export type { RequestFrame } from "./rpc-frames.js";
+export { decodeRequestFrame, encodeMessage } from "./rpc-frames.js";
 export type { Rng } from "./seeded.js";
 export { derivedPrng, prng, seededBytes } from "./seeded.js";
 export { checkSeq, readSeq, seqFrame } from "./seq-frames.js";

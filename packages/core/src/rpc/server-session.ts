@@ -11,7 +11,7 @@ import { DeadlineTimer } from "./deadline-timer.js";
 import {
   CODEC_TRAILER,
   decodeCancel,
-  decodeRequestHead,
+  decodeRequest,
   END_BYTES,
   encodeStatus,
   FLAG_END_STREAM,
@@ -155,7 +155,7 @@ export class ServerSession extends Session<ServerCall> {
    * frame object, no method string per call), admitted, then dispatched by its method's kind.
    */
   private onRequest(p: Uint8Array): void {
-    const head = decodeRequestHead(p, this.request);
+    const head = decodeRequest(p, this.request);
     const call = this.admit(p, head);
     if (call !== undefined) this.dispatch(call, p, head);
   }
