@@ -133,7 +133,7 @@ async function rawClient() {
   };
 }
 
-describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => {
+describe("call ids are never reused on a connection (PROTOCOL.md §5.1): the client", () => {
   it("the client counts ids up and never picks a cancelled call's id again", async () => {
     const s = rawServer();
     const ac = new AbortController();
@@ -219,7 +219,9 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
       return true;
     });
   });
+});
 
+describe("call ids are never reused on a connection (PROTOCOL.md §5.1): the server", () => {
   it("the server rejects a REQUEST that reuses an id (after CANCEL too) with GOAWAY INTERNAL", async () => {
     const c = await rawClient();
     c.request(1, "sleep", 5000);
