@@ -70,3 +70,4 @@ export type { TmpResources } from "./tmp-resources.js";
 export { createTmpResources, MAX_SOCKET_PATH_BYTES } from "./tmp-resources.js";
 export type { SuiteName, TransportSuiteOptions } from "./transport-suite.js";
 export { transportSuite } from "./transport-suite.js";
+export { waitFor } from "./wait.js";
