@@ -1,6 +1,7 @@
 /** createFlatbuffersCodec: message types mapped onto FlatBuffers tables, verified before decode. */
 import type { Codec, MessageCodec } from "@nearwire/core";
 import { Code, createCodec, NearwireError } from "@nearwire/core";
+import { messageOf } from "@nearwire/core/transport-kit";
 import { Builder, ByteBuffer } from "flatbuffers";
 import { FlatbuffersVerifier } from "./flatbuffers-verifier.js";
 
@@ -67,14 +68,10 @@ export function createFlatbuffersCodec(
       return builder.asUint8Array();
     } catch (cause) {
       builder = new Builder(options.initialBuilderBytes ?? 1024);
-      throw new NearwireError(
-        Code.Internal,
-        `flatbuffers encode failed: ${(cause as Error)?.message ?? String(cause)}`,
-        {
-          cause,
-          reason: "encode-failed",
-        },
-      );
+      throw new NearwireError(Code.Internal, `flatbuffers encode failed: ${messageOf(cause)}`, {
+        cause,
+        reason: "encode-failed",
+      });
     }
   }
 
@@ -102,7 +99,7 @@ export function createFlatbuffersCodec(
           if (cause instanceof NearwireError && cause.reason === "decode-failed") throw cause;
           throw new NearwireError(
             Code.InvalidArgument,
-            `flatbuffers decode of ${name} failed (${bytes.byteLength} B): ${(cause as Error)?.message ?? String(cause)}`,
+            `flatbuffers decode of ${name} failed (${bytes.byteLength} B): ${messageOf(cause)}`,
             { cause, reason: "decode-failed" },
           );
         }

@@ -3,6 +3,7 @@ import type { DecoderOptions, EncoderOptions } from "@msgpack/msgpack";
 import { Decoder, Encoder } from "@msgpack/msgpack";
 import type { Codec, MessageCodec } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
+import { messageOf } from "@nearwire/core/transport-kit";
 
 /** Options of {@link createMsgpackCodec}. */
 export interface MsgpackCodecOptions {
@@ -73,7 +74,7 @@ export function createMsgpackCodec(options: MsgpackCodecOptions = {}): Codec {
       } catch (cause) {
         throw new NearwireError(
           Code.InvalidArgument,
-          `msgpack decode failed (${bytes.byteLength} B): ${(cause as Error)?.message ?? String(cause)}`,
+          `msgpack decode failed (${bytes.byteLength} B): ${messageOf(cause)}`,
           { cause, reason: "decode-failed" },
         );
       }
@@ -89,12 +90,8 @@ export function createMsgpackCodec(options: MsgpackCodecOptions = {}): Codec {
 }
 
 function encodeFailed(cause: unknown): NearwireError {
-  return new NearwireError(
-    Code.Internal,
-    `msgpack encode failed: ${(cause as Error)?.message ?? String(cause)}`,
-    {
-      cause,
-      reason: "encode-failed",
-    },
-  );
+  return new NearwireError(Code.Internal, `msgpack encode failed: ${messageOf(cause)}`, {
+    cause,
+    reason: "encode-failed",
+  });
 }

@@ -2,6 +2,7 @@
 import { createRequire } from "node:module";
 import type { Codec, MessageCodec, MessageType } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
+import { messageOf } from "@nearwire/core/transport-kit";
 import type { Root } from "protobufjs";
 import protobuf from "protobufjs/minimal.js";
 import {
@@ -175,14 +176,10 @@ export function createProtobufCodec(
       return type.encode(value, writer);
     } catch (cause) {
       writer = new protobuf.Writer();
-      throw new NearwireError(
-        Code.Internal,
-        `protobuf encode failed: ${(cause as Error)?.message ?? String(cause)}`,
-        {
-          cause,
-          reason: "encode-failed",
-        },
-      );
+      throw new NearwireError(Code.Internal, `protobuf encode failed: ${messageOf(cause)}`, {
+        cause,
+        reason: "encode-failed",
+      });
     }
   }
 
@@ -220,7 +217,7 @@ export function createProtobufCodec(
         } catch (cause) {
           throw new NearwireError(
             Code.InvalidArgument,
-            `protobuf decode of ${name} failed (${bytes.byteLength} B): ${(cause as Error)?.message ?? String(cause)}`,
+            `protobuf decode of ${name} failed (${bytes.byteLength} B): ${messageOf(cause)}`,
             { cause, reason: "decode-failed" },
           );
         } finally {

@@ -6,6 +6,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
+import { messageOf } from "@nearwire/core/transport-kit";
 import { derivedPrng, prng, type Rng } from "./seeded.js";
 
 /**
@@ -61,7 +62,7 @@ export async function fuzzBatch<C extends FuzzCase>(options: FuzzBatchOptions<C>
     }
     writeFileSync(options.corpus, `${JSON.stringify({ cases: saved }, null, 2)}\n`);
     throw new Error(
-      `fuzz failure at ${options.label} (NEARWIRE_FUZZ_SEED=${options.seed}): ${(err as Error).message}\ninputs:\n${options.cases.map((c) => `  ${JSON.stringify(c)}`).join("\n")}`,
+      `fuzz failure at ${options.label} (NEARWIRE_FUZZ_SEED=${options.seed}): ${messageOf(err)}\ninputs:\n${options.cases.map((c) => `  ${JSON.stringify(c)}`).join("\n")}`,
     );
   }
 }

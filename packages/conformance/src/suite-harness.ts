@@ -5,6 +5,7 @@
 import type { TestContext } from "node:test";
 import { it } from "node:test";
 import type { Client, ClientConnection, Codec } from "@nearwire/core";
+import { messageOf } from "@nearwire/core/transport-kit";
 import { spawnTsChild, type TsChild } from "./child-process.js";
 import { type ConformanceService, conformanceService } from "./conformance-service.js";
 import type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
@@ -205,9 +206,7 @@ export class SuiteHarness {
       try {
         await fn(t);
       } catch (err) {
-        t.diagnostic(
-          `known failure (${known}): ${err instanceof Error ? err.message : String(err)}`,
-        );
+        t.diagnostic(`known failure (${known}): ${messageOf(err)}`);
         return;
       }
       throw new Error(

@@ -1,14 +1,39 @@
 /**
  * `@nearwire/core/protocol`: the wire format's pieces below the RPC API (PROTOCOL.md §3, §5),
  * for tests, protocol tools and implementations of other transports — not needed to write or
- * call a service.
+ * call a service. Every export is listed by name; the engine's own helpers in the envelope
+ * module (offsets, in-place readers and writers, byte helpers) are internal and not published.
  *
  * - `FrameType` / `FrameTypeValue`: the frame type values (connection control, RPC, application).
  * - `FEATURE_BATCH`: the preface's feature bit for BATCH frames.
- * - `envelope`: encoders and decoders of the RPC frame payloads (REQUEST … CREDIT).
  * - `ENVELOPE_HEADROOM_BYTES`: the most envelope bytes a MESSAGE or REQUEST adds to a message.
+ * - The RPC frame payloads (REQUEST … CREDIT): `encodeRequest` / `decodeRequest` (into a
+ *   `RequestHead`, reusable), `encodeStatus` / `decodeStatus` (`StatusFrame`), `encodeCallId`
+ *   (END) / `readCallId`, `encodeCancel` / `decodeCancel`, `encodeCredit` / `decodeCredit`.
+ * - Their constants: the `FLAG_*` bits, `REQUEST_HEAD_BYTES`, `INITIAL_CREDIT` (§5.4), and the
+ *   trailer names `REASON_TRAILER` and `CODEC_TRAILER` (§5.6).
  */
 export type { FrameTypeValue } from "./frame-type.js";
 export { FEATURE_BATCH, FrameType } from "./frame-type.js";
-export * as envelope from "./rpc/envelope.js";
+export type { StatusFrame } from "./rpc/envelope.js";
+export {
+  CODEC_TRAILER,
+  decodeCancel,
+  decodeCredit,
+  decodeRequest,
+  decodeStatus,
+  encodeCallId,
+  encodeCancel,
+  encodeCredit,
+  encodeRequest,
+  encodeStatus,
+  FLAG_END_STREAM,
+  FLAG_HAS_MESSAGE,
+  FLAG_HAS_METADATA,
+  INITIAL_CREDIT,
+  REASON_TRAILER,
+  REQUEST_HEAD_BYTES,
+  RequestHead,
+  readCallId,
+} from "./rpc/envelope.js";
 export { ENVELOPE_HEADROOM_BYTES } from "./rpc/rpc-server.js";

@@ -10,7 +10,17 @@ import {
   NearwireError,
   serverStreaming,
 } from "../src/index.js";
-import { envelope, FrameType } from "../src/protocol.js";
+import { FrameType } from "../src/protocol.js";
+import {
+  checkBatch,
+  decodeCredit,
+  encodeRequest,
+  encodeStatus,
+  FLAG_END_STREAM,
+  FLAG_HAS_MESSAGE,
+  putU32,
+  readU32,
+} from "../src/rpc/envelope.js";
 import { BATCH_BYTES } from "../src/rpc/envelope-writer.js";
 import { RpcServer } from "../src/rpc/rpc-server.js";
 import { channelPair, pairProvider } from "./support/channel-pair.js";
@@ -60,9 +70,9 @@ async function serverFrames(
   clientEnd.start({ onFrame: (t, p) => frames.push([t, p]), onClose: () => {} });
   clientEnd.send(
     FrameType.Request,
-    envelope.encodeRequest(
+    encodeRequest(
       1,
-      envelope.FLAG_END_STREAM | envelope.FLAG_HAS_MESSAGE,
+      FLAG_END_STREAM | FLAG_HAS_MESSAGE,
       0,
       utf8.encode("/test.Batch/list"),
       undefined,
@@ -80,9 +90,9 @@ function messagesOf(frames: Frame[]): Item[] {
   for (const [type, p] of frames) {
     if (type === FrameType.Message) out.push(json.decode(p.subarray(4)));
     if (type === FrameType.Batch) {
-      assert.ok(envelope.checkBatch(p) >= 2, "a batch of one goes as a MESSAGE");
+      assert.ok(checkBatch(p) >= 2, "a batch of one goes as a MESSAGE");
       for (let at = 4; at < p.byteLength; ) {
-        const n = envelope.readU32(p, at);
+        const n = readU32(p, at);
         out.push(json.decode(p.subarray(at + 4, at + 4 + n)));
         at += 4 + n;
       }
@@ -101,7 +111,7 @@ describe("BATCH: the sender (PROTOCOL.md §5.2)", () => {
       frames.map(([t]) => t),
       [FrameType.Batch, FrameType.Status],
     );
-    assert.equal(envelope.readU32(frames[0]?.[1] as Uint8Array, 0), 1, "the call id");
+    assert.equal(readU32(frames[0]?.[1] as Uint8Array, 0), 1, "the call id");
     assert.deepEqual(messagesOf(frames), items);
   });
 
@@ -183,10 +193,10 @@ function rawServer(batches: boolean) {
 function batch(callId: number, messages: Uint8Array[], tail: number[] = []): Uint8Array {
   const total = 4 + messages.reduce((a, m) => a + 4 + m.byteLength, 0) + tail.length;
   const p = new Uint8Array(total);
-  envelope.putU32(p, 0, callId);
+  putU32(p, 0, callId);
   let at = 4;
   for (const m of messages) {
-    envelope.putU32(p, at, m.byteLength);
+    putU32(p, at, m.byteLength);
     p.set(m, at + 4);
     at += 4 + m.byteLength;
   }
@@ -218,9 +228,9 @@ describe("BATCH: the receiver (PROTOCOL.md §5.7, §5.10)", () => {
     const credits = s
       .clientSent()
       .filter(([t]) => t === FrameType.Credit)
-      .map(([, p]) => envelope.decodeCredit(p));
+      .map(([, p]) => decodeCredit(p));
     assert.deepEqual(credits, [{ callId: 1, credit: 16 + 4096 - 32 }]);
-    s.send(FrameType.Status, envelope.encodeStatus(1, Code.OK, "", undefined, undefined));
+    s.send(FrameType.Status, encodeStatus(1, Code.OK, "", undefined, undefined));
     const got = await stream;
     assert.equal(got.error, undefined);
     assert.deepEqual(got.items, range(40));
@@ -278,13 +288,13 @@ describe("BATCH: the receiver (PROTOCOL.md §5.7, §5.10)", () => {
     const s = rawServer(true);
     const first = collect(s.client.list({ n: "[]" }));
     await tick();
-    s.send(FrameType.Status, envelope.encodeStatus(1, Code.OK, "", undefined, undefined));
+    s.send(FrameType.Status, encodeStatus(1, Code.OK, "", undefined, undefined));
     assert.deepEqual(await first, { items: [] });
     s.send(FrameType.Batch, batch(1, [json.encode({ n: 1 }), json.encode({ n: 2 })]));
     const second = collect(s.client.list({ n: "[]" }));
     await tick();
     s.send(FrameType.Batch, batch(2, [json.encode({ n: 3 }), json.encode({ n: 4 })]));
-    s.send(FrameType.Status, envelope.encodeStatus(2, Code.OK, "", undefined, undefined));
+    s.send(FrameType.Status, encodeStatus(2, Code.OK, "", undefined, undefined));
     assert.deepEqual(await second, { items: [{ n: 3 }, { n: 4 }] });
     assert.equal(s.closed(), null, "still open");
   });

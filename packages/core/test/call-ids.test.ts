@@ -12,9 +12,23 @@ import {
   serverStreaming,
   unary,
 } from "../src/index.js";
-import { envelope, FrameType } from "../src/protocol.js";
+import { FrameType } from "../src/protocol.js";
 import { bindService } from "../src/rpc/bound-method.js";
 import { ClientSession } from "../src/rpc/client-session.js";
+import {
+  decodeCancel,
+  decodeRequest,
+  decodeStatus,
+  encodeCallId,
+  encodeCancel,
+  encodeCredit,
+  encodeRequest,
+  encodeStatus,
+  FLAG_END_STREAM,
+  FLAG_HAS_MESSAGE,
+  putU32,
+  readU32,
+} from "../src/rpc/envelope.js";
 import { RpcServer } from "../src/rpc/rpc-server.js";
 import { channelPair, pairProvider } from "./support/channel-pair.js";
 
@@ -55,15 +69,12 @@ function rawServer() {
     message: (id: number, n: number) => {
       const m = json.encode({ n });
       const p = new Uint8Array(4 + m.byteLength);
-      envelope.putU32(p, 0, id);
+      putU32(p, 0, id);
       p.set(m, 4);
       serverEnd.send(FrameType.Message, p);
     },
     ok: (id: number) =>
-      serverEnd.send(
-        FrameType.Status,
-        envelope.encodeStatus(id, Code.OK, "", undefined, undefined),
-      ),
+      serverEnd.send(FrameType.Status, encodeStatus(id, Code.OK, "", undefined, undefined)),
   };
 }
 
@@ -103,9 +114,9 @@ async function rawClient() {
   const request = (id: number, method: string, n: number) =>
     clientEnd.send(
       FrameType.Request,
-      envelope.encodeRequest(
+      encodeRequest(
         id,
-        envelope.FLAG_END_STREAM | envelope.FLAG_HAS_MESSAGE,
+        FLAG_END_STREAM | FLAG_HAS_MESSAGE,
         0,
         utf8.encode(`/test.Svc/${method}`),
         undefined,
@@ -122,7 +133,7 @@ async function rawClient() {
   };
 }
 
-describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => {
+describe("call ids are never reused on a connection (PROTOCOL.md §5.1): the client", () => {
   it("the client counts ids up and never picks a cancelled call's id again", async () => {
     const s = rawServer();
     const ac = new AbortController();
@@ -132,9 +143,7 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
     await assert.rejects(first, { code: Code.Canceled });
     const second = s.client.echo({ n: 2 });
     await tick();
-    const ids = s.frames
-      .filter(([t]) => t === FrameType.Request)
-      .map(([, p]) => envelope.readU32(p, 0));
+    const ids = s.frames.filter(([t]) => t === FrameType.Request).map(([, p]) => readU32(p, 0));
     assert.deepEqual(ids, [1, 2]);
     // Late frames of the cancelled call 1 arrive after call 2 started: ignored, not taken for 2.
     for (let i = 0; i < 32; i++) s.message(1, 1000 + i);
@@ -173,7 +182,7 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
     void client.echo({ n: 1 });
     await tick();
     const [, p] = sentOf(clientEnd).find(([t]) => t === FrameType.Request) ?? [];
-    assert.equal(p && envelope.readU32(p, 0), 0xffffffff);
+    assert.equal(p && readU32(p, 0), 0xffffffff);
     await assert.rejects(client.echo({ n: 1 }), (e: NearwireError) => {
       assert.equal(e.code, Code.Unavailable);
       assert.equal(e.reason, "call-ids-exhausted");
@@ -210,12 +219,14 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
       return true;
     });
   });
+});
 
+describe("call ids are never reused on a connection (PROTOCOL.md §5.1): the server", () => {
   it("the server rejects a REQUEST that reuses an id (after CANCEL too) with GOAWAY INTERNAL", async () => {
     const c = await rawClient();
     c.request(1, "sleep", 5000);
     await tick();
-    c.send(FrameType.Cancel, envelope.encodeCancel(1, Code.Canceled));
+    c.send(FrameType.Cancel, encodeCancel(1, Code.Canceled));
     c.request(2, "echo", 1);
     await tick();
     assert.equal(c.closed(), null);
@@ -224,7 +235,7 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
     const closed = c.closed();
     assert.ok(closed instanceof NearwireError, "the connection closed");
     const [, p] = sentOf(c.serverEnd).findLast(([t]) => t === FrameType.Status) ?? [];
-    assert.ok(p !== undefined && envelope.readU32(p, 0) === 2, "call 2 was answered");
+    assert.ok(p !== undefined && readU32(p, 0) === 2, "call 2 was answered");
   });
 
   it("the server rejects call id 0 and ids below the last one", async () => {
@@ -258,12 +269,12 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
     c.request(1, "echo", 1);
     await tick();
     c.send(FrameType.Message, new Uint8Array([0, 0, 0, 1, 0x7b, 0x7d]));
-    c.send(FrameType.End, envelope.encodeCallId(1));
-    c.send(FrameType.Cancel, envelope.encodeCancel(1, Code.Canceled));
-    c.send(FrameType.Credit, envelope.encodeCredit(1, 5));
+    c.send(FrameType.End, encodeCallId(1));
+    c.send(FrameType.Cancel, encodeCancel(1, Code.Canceled));
+    c.send(FrameType.Credit, encodeCredit(1, 5));
     await tick();
     assert.equal(closes.length, 0);
-    c.send(FrameType.End, envelope.encodeCallId(2));
+    c.send(FrameType.End, encodeCallId(2));
     await tick();
     assert.equal(closes[0]?.reason, "protocol-violation");
     assert.match(closes[0]?.message ?? "", /END for call id 2, which no REQUEST started/);
@@ -274,7 +285,7 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
       const c = await rawClient();
       c.request(1, "sleep", 5000);
       await tick();
-      const p = envelope.encodeCancel(1, Code.Canceled);
+      const p = encodeCancel(1, Code.Canceled);
       p[4] = code;
       c.send(FrameType.Cancel, p);
       c.request(2, "echo", 1);
@@ -282,11 +293,11 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1)", () => 
       assert.equal(c.closed(), null, `CANCEL code ${code} keeps the connection`);
       const statuses = c.frames.filter(([t]) => t === FrameType.Status);
       assert.deepEqual(
-        statuses.map(([, s]) => envelope.readU32(s, 0)),
+        statuses.map(([, s]) => readU32(s, 0)),
         [2],
         "nothing is sent for the cancelled call",
       );
-      assert.deepEqual(envelope.decodeCancel(p).code, code >= 1 && code <= 16 ? code : 1);
+      assert.deepEqual(decodeCancel(p).code, code >= 1 && code <= 16 ? code : 1);
     }
   });
 });
@@ -331,7 +342,7 @@ describe("the nearwire-reason trailer (PROTOCOL.md §5.6)", () => {
     await tick();
     s.send(
       FrameType.Status,
-      envelope.encodeStatus(
+      encodeStatus(
         1,
         Code.InvalidArgument,
         "request decode failed: x",
@@ -351,9 +362,9 @@ describe("the nearwire-reason trailer (PROTOCOL.md §5.6)", () => {
     const c = await rawClient();
     c.send(
       FrameType.Request,
-      envelope.encodeRequest(
+      encodeRequest(
         1,
-        envelope.FLAG_END_STREAM | envelope.FLAG_HAS_MESSAGE,
+        FLAG_END_STREAM | FLAG_HAS_MESSAGE,
         0,
         utf8.encode("/test.Svc/echo"),
         undefined,
@@ -363,7 +374,7 @@ describe("the nearwire-reason trailer (PROTOCOL.md §5.6)", () => {
     await tick();
     const [, p] = c.frames.find(([t]) => t === FrameType.Status) ?? [];
     assert.ok(p);
-    const st = envelope.decodeStatus(p);
+    const st = decodeStatus(p);
     assert.equal(st.code, Code.InvalidArgument);
     assert.deepEqual(st.trailers, { "nearwire-codec": "json", "nearwire-reason": "decode-failed" });
   });
@@ -376,7 +387,7 @@ describe("receiver rules at a client (PROTOCOL.md §5.10)", () => {
     await tick();
     s.send(
       FrameType.Status,
-      envelope.encodeStatus(1, Code.NotFound, "no such n", undefined, json.encode({ n: 9 })),
+      encodeStatus(1, Code.NotFound, "no such n", undefined, json.encode({ n: 9 })),
     );
     await assert.rejects(p, { code: Code.NotFound, message: "no such n" });
     const q = s.client.echo({ n: 2 });
@@ -393,9 +404,9 @@ describe("receiver rules at a client (PROTOCOL.md §5.10)", () => {
     await tick();
     const [, p] = s.frames.find(([t]) => t === FrameType.Request) ?? [];
     assert.ok(p);
-    assert.deepEqual(envelope.decodeRequest(p).metadata, { "x-mixed": "a" });
+    assert.deepEqual(decodeRequest(p).metadata, { "x-mixed": "a" });
     // A block with "k" twice (hand-built: encoders never write one), on the STATUS of call 1.
-    const twice = envelope.encodeStatus(1, Code.NotFound, "", { k: "first", l: "x" }, undefined);
+    const twice = encodeStatus(1, Code.NotFound, "", { k: "first", l: "x" }, undefined);
     twice[twice.lastIndexOf(0x6c, twice.length - 6)] = 0x6b; // the key "l" becomes "k"
     s.send(FrameType.Status, twice);
     await assert.rejects(pending, (e: NearwireError) => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { waitFor } from "@nearwire/conformance";
 import { type ClientConnection, Code, jsonCodec, NearwireError } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
 import { testService } from "./fixtures/test-service.js";
@@ -31,6 +32,14 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
   let connection: ClientConnection;
   let test: ReturnType<typeof makeClient>;
   const makeClient = (c: ClientConnection) => c.client(testService, { codec: jsonCodec });
+  type Stats = Awaited<ReturnType<typeof test.stats>>;
+  /** For waitFor: true once one more handler has seen its signal abort than at `baseline`. */
+  const handlerAborted = async (baseline: Stats) =>
+    (await test.stats({ id: 0, text: "" })).aborted === baseline.aborted + 1 || undefined;
+  /** For waitFor: true once one more handler's request stream failed than at `baseline`. */
+  const requestsCancelled = async (baseline: Stats) =>
+    (await test.stats({ id: 0, text: "" })).requestsCancelled === baseline.requestsCancelled + 1 ||
+    undefined;
 
   before(async () => {
     server = await startServer(`unix:${tmp.dir}/s.sock`);
@@ -131,9 +140,7 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
   it("a passed deadline fails with DEADLINE_EXCEEDED and aborts the handler's signal", async () => {
     const before = await test.stats({ id: 0, text: "" });
     await rejects(test.sleep({ ms: 30_000 }, { timeoutMs: 100 }), Code.DeadlineExceeded);
-    await waitFor(
-      async () => (await test.stats({ id: 0, text: "" })).aborted === before.aborted + 1,
-    );
+    await waitFor("the handler's abort", () => handlerAborted(before), { timeoutMs: 10_000 });
     assert.deepEqual(await test.echo({ id: 1, text: "after" }), { id: 1, text: "after" });
   });
 
@@ -143,9 +150,7 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
     const call = test.sleep({ ms: 30_000 }, { signal: ac.signal });
     setTimeout(() => ac.abort(), 100);
     await rejects(call, Code.Canceled);
-    await waitFor(
-      async () => (await test.stats({ id: 0, text: "" })).aborted === before.aborted + 1,
-    );
+    await waitFor("the handler's abort", () => handlerAborted(before), { timeoutMs: 10_000 });
   });
 
   it("an already aborted signal fails at once with CANCELLED", async () => {
@@ -156,9 +161,7 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
     const before = await test.stats({ id: 0, text: "" });
     const items = await collect(test.count({ n: 1_000_000 }), 5);
     assert.equal(items.length, 5);
-    await waitFor(
-      async () => (await test.stats({ id: 0, text: "" })).aborted === before.aborted + 1,
-    );
+    await waitFor("the handler's abort", () => handlerAborted(before), { timeoutMs: 10_000 });
   });
 
   it("aborting a server stream rejects the iteration with CANCELLED", async () => {
@@ -187,10 +190,7 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
     // END_STREAM before RST_STREAM and the handler would see a clean end of input.
     setTimeout(() => ac.abort(), 100);
     await rejects(test.sum(endless(), { signal: ac.signal }), Code.Canceled);
-    await waitFor(
-      async () =>
-        (await test.stats({ id: 0, text: "" })).requestsCancelled === before.requestsCancelled + 1,
-    );
+    await waitFor("its requests to fail", () => requestsCancelled(before), { timeoutMs: 10_000 });
     assert.deepEqual(await test.echo({ id: 4, text: "ok" }), { id: 4, text: "ok" });
   });
 
@@ -218,10 +218,7 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
     } finally {
       release();
     }
-    await waitFor(
-      async () =>
-        (await test.stats({ id: 0, text: "" })).requestsCancelled === before.requestsCancelled + 1,
-    );
+    await waitFor("its requests to fail", () => requestsCancelled(before), { timeoutMs: 10_000 });
   });
 
   it("a failing request iterable cancels a client stream with its error", async () => {
@@ -245,12 +242,3 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
     assert.deepEqual(await test.echo({ id: 3, text: "ok" }), { id: 3, text: "ok" });
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.fail("condition not met in time");
-}

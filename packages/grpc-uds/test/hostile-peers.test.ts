@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { after, afterEach, before, beforeEach, describe, it, type TestContext } from "node:test";
 import { processRssBytes } from "@nearwire/conformance";
 import { jsonCodec } from "@nearwire/core";
+import { messageOf } from "@nearwire/core/transport-kit";
 import { HpackDecoder } from "../src/http2/hpack.js";
 import { createGrpcTransport } from "../src/index.js";
 import { testService } from "./fixtures/test-service.js";
@@ -201,7 +202,7 @@ describe("grpc-uds hostile HTTP/2 peers (server in a child process)", () => {
           await healthyCall(++id);
           ok++;
         } catch (err) {
-          failures.push(String((err as Error)?.message ?? err));
+          failures.push(messageOf(err));
         }
         maxMs = Math.max(maxMs, performance.now() - t0);
         if (!stopped) await sleep(10);
@@ -248,7 +249,7 @@ describe("grpc-uds hostile HTTP/2 peers (server in a child process)", () => {
     try {
       await attack();
     } catch (err) {
-      problems.push(`the attack: ${(err as Error)?.message ?? err}`);
+      problems.push(`the attack: ${messageOf(err)}`);
     }
     const during = await loop.stop();
     if (!alive())
@@ -264,7 +265,7 @@ describe("grpc-uds hostile HTTP/2 peers (server in a child process)", () => {
       try {
         await healthyCall(1_000_000);
       } catch (err) {
-        problems.push(`a healthy call failed after the attack: ${(err as Error)?.message ?? err}`);
+        problems.push(`a healthy call failed after the attack: ${messageOf(err)}`);
       }
       rssMax = Math.max(rssMax, rss());
       vmMax = Math.max(vmMax, vmSize());

@@ -10,7 +10,7 @@ import {
   NearwireError,
   unary,
 } from "@nearwire/core";
-import { envelope, FrameType } from "@nearwire/core/protocol";
+import { encodeRequest, FrameType } from "@nearwire/core/protocol";
 import { createShmRingChannelProvider, createShmRingTransport } from "../src/index.js";
 import { leakCheckedTempDir } from "./fixtures/helpers.js";
 
@@ -79,7 +79,7 @@ describe("shm-ring server: a client that never reads", () => {
       let stalled = false;
       for (let id = 1; id <= 20_000 && !stalled; id++) {
         sent++;
-        const req = envelope.encodeRequest(id, 0x01, 0, ECHO_PATH, undefined, message);
+        const req = encodeRequest(id, 0x01, 0, ECHO_PATH, undefined, message);
         if (bad.send(FrameType.Request, req)) continue;
         stalled = !(await Promise.race([
           bad.drained().then(() => true),

@@ -2,8 +2,18 @@
  * Prints the RPC test vectors of PROTOCOL.md §5.9 from the real encoders. Run:
  * `node --import tsx packages/uds/scripts/rpc-vectors.ts` and paste the output into §5.9.
  */
+import { encodeMessage } from "@nearwire/conformance";
 import { Code, DEFAULT_MAX_MESSAGE_BYTES } from "@nearwire/core";
-import { ENVELOPE_HEADROOM_BYTES, envelope, FrameType } from "@nearwire/core/protocol";
+import {
+  ENVELOPE_HEADROOM_BYTES,
+  encodeCallId,
+  encodeCancel,
+  encodeCredit,
+  encodeRequest,
+  encodeStatus,
+  FLAG_END_STREAM,
+  FrameType,
+} from "@nearwire/core/protocol";
 import { encodeFrame, encodeHello, PROTOCOL_VERSION } from "@nearwire/frame";
 
 const utf8 = new TextEncoder();
@@ -19,14 +29,7 @@ const method = "/nearwire.example.Greeter/Say";
 const req = utf8.encode('{"name":"Ada"}');
 const res = utf8.encode('{"text":"hello, Ada"}');
 
-const reqPayload = envelope.encodeRequest(
-  1,
-  envelope.FLAG_END_STREAM,
-  0,
-  utf8.encode(method),
-  undefined,
-  req,
-);
+const reqPayload = encodeRequest(1, FLAG_END_STREAM, 0, utf8.encode(method), undefined, req);
 block([
   "vector: rpc-unary-request",
   "type: 0x10",
@@ -38,7 +41,7 @@ block([
   `payload: ${hex(reqPayload)}`,
   `frame: ${frameHex(FrameType.Request, reqPayload)}`,
 ]);
-const okPayload = envelope.encodeStatus(1, Code.OK, "", undefined, res);
+const okPayload = encodeStatus(1, Code.OK, "", undefined, res);
 block([
   "vector: rpc-unary-response",
   "type: 0x13",
@@ -51,14 +54,7 @@ block([
   `frame: ${frameHex(FrameType.Status, okPayload)}`,
 ]);
 const md = { authorization: "Bearer t0k" };
-const mdPayload = envelope.encodeRequest(
-  7,
-  envelope.FLAG_END_STREAM,
-  250,
-  utf8.encode(method),
-  md,
-  req,
-);
+const mdPayload = encodeRequest(7, FLAG_END_STREAM, 250, utf8.encode(method), md, req);
 block([
   "vector: rpc-request-deadline-metadata",
   "type: 0x10",
@@ -71,7 +67,7 @@ block([
   `payload: ${hex(mdPayload)}`,
   `frame: ${frameHex(FrameType.Request, mdPayload)}`,
 ]);
-const errPayload = envelope.encodeStatus(
+const errPayload = encodeStatus(
   7,
   Code.NotFound,
   "no user Ada",
@@ -89,7 +85,7 @@ block([
   `payload: ${hex(errPayload)}`,
   `frame: ${frameHex(FrameType.Status, errPayload)}`,
 ]);
-const unimpl = envelope.encodeStatus(
+const unimpl = encodeStatus(
   2,
   Code.Unimplemented,
   "method /nearwire.example.Greeter/Nope not found",
@@ -107,15 +103,10 @@ block([
   `frame: ${frameHex(FrameType.Status, unimpl)}`,
 ]);
 for (const [name, type, p, extra] of [
-  [
-    "rpc-message",
-    FrameType.Message,
-    envelope.encodeMessage(3, req),
-    ['message-text: {"name":"Ada"}'],
-  ],
-  ["rpc-end", FrameType.End, envelope.encodeCallId(3), []],
-  ["rpc-cancel", FrameType.Cancel, envelope.encodeCancel(3, Code.Canceled), ["code: 1"]],
-  ["rpc-credit", FrameType.Credit, envelope.encodeCredit(3, 16), ["credit: 16"]],
+  ["rpc-message", FrameType.Message, encodeMessage(3, req), ['message-text: {"name":"Ada"}']],
+  ["rpc-end", FrameType.End, encodeCallId(3), []],
+  ["rpc-cancel", FrameType.Cancel, encodeCancel(3, Code.Canceled), ["code: 1"]],
+  ["rpc-credit", FrameType.Credit, encodeCredit(3, 16), ["credit: 16"]],
 ] as const) {
   block([
     `vector: ${name}`,

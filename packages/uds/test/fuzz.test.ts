@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import {
   byteStreamFuzz,
   closedWithin,
+  encodeMessage,
   fuzzRun,
   processRssBytes,
   type Rng,
@@ -14,7 +15,14 @@ import {
   writeInRandomChunks,
 } from "@nearwire/conformance";
 import { Code, defineService, jsonCodec, messageType, unary } from "@nearwire/core";
-import { envelope, FrameType } from "@nearwire/core/protocol";
+import {
+  encodeCallId,
+  encodeCancel,
+  encodeCredit,
+  encodeRequest,
+  encodeStatus,
+  FrameType,
+} from "@nearwire/core/protocol";
 import { encodeFrame, encodeHello } from "@nearwire/frame";
 import { createUdsTransport } from "../src/index.js";
 import { tempDir } from "./helpers.js";
@@ -86,7 +94,7 @@ function randomEnvelope(rng: Rng): { type: number; payload: Uint8Array } {
     case 0:
       return {
         type: FrameType.Request,
-        payload: envelope.encodeRequest(
+        payload: encodeRequest(
           id,
           rng.int(8),
           rng.int(3) === 0 ? rng.u32() : 0,
@@ -102,18 +110,18 @@ function randomEnvelope(rng: Rng): { type: number; payload: Uint8Array } {
     case 1:
       return {
         type: FrameType.Message,
-        payload: envelope.encodeMessage(id, rng.bytes(rng.int(64))),
+        payload: encodeMessage(id, rng.bytes(rng.int(64))),
       };
     case 2:
-      return { type: FrameType.End, payload: envelope.encodeCallId(id) };
+      return { type: FrameType.End, payload: encodeCallId(id) };
     case 3:
-      return { type: FrameType.Cancel, payload: envelope.encodeCancel(id, Code.Canceled) };
+      return { type: FrameType.Cancel, payload: encodeCancel(id, Code.Canceled) };
     case 4:
-      return { type: FrameType.Credit, payload: envelope.encodeCredit(id, rng.u32()) };
+      return { type: FrameType.Credit, payload: encodeCredit(id, rng.u32()) };
     default:
       return {
         type: FrameType.Status,
-        payload: envelope.encodeStatus(id, rng.int(17), "x", undefined, undefined),
+        payload: encodeStatus(id, rng.int(17), "x", undefined, undefined),
       };
   }
 }

@@ -11,7 +11,7 @@ import {
   type NearwireError,
   unary,
 } from "@nearwire/core";
-import { envelope, FrameType } from "@nearwire/core/protocol";
+import { decodeStatus, encodeRequest, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, encodeHello, FrameDecoder } from "@nearwire/frame";
 import { createUdsTransport, type UdsTransportOptions } from "../src/index.js";
 import { tempDir } from "./helpers.js";
@@ -140,7 +140,7 @@ describe("uds server: one hostile peer (issue 10 items 4–6)", () => {
       let written = 0;
       let stalled = false;
       for (let id = 1; id <= 20_000; id++) {
-        const req = envelope.encodeRequest(id, END_STREAM, 0, ECHO_PATH, undefined, message);
+        const req = encodeRequest(id, END_STREAM, 0, ECHO_PATH, undefined, message);
         written++;
         if (bad.socket.write(encodeFrame(FrameType.Request, req))) continue;
         const drained = await Promise.race([
@@ -183,10 +183,7 @@ describe("uds server: one hostile peer (issue 10 items 4–6)", () => {
       const batch: Uint8Array[] = [];
       for (let id = 1; id <= max + extra; id++) {
         batch.push(
-          encodeFrame(
-            FrameType.Request,
-            envelope.encodeRequest(id, 0, 0, ECHO_PATH, undefined, undefined),
-          ),
+          encodeFrame(FrameType.Request, encodeRequest(id, 0, 0, ECHO_PATH, undefined, undefined)),
         );
         if (batch.length === 1000) bad.socket.write(Buffer.concat(batch.splice(0)));
       }
@@ -197,7 +194,7 @@ describe("uds server: one hostile peer (issue 10 items 4–6)", () => {
       );
       const statuses = bad.frames
         .filter((f) => f.type === FrameType.Status)
-        .map((f) => envelope.decodeStatus(f.payload));
+        .map((f) => decodeStatus(f.payload));
       assert.deepEqual(
         statuses.map((s) => [s.callId, s.code]),
         Array.from({ length: extra }, (_, i) => [max + 1 + i, Code.ResourceExhausted]),
@@ -232,16 +229,13 @@ describe("uds server: one hostile peer (issue 10 items 4–6)", () => {
       const frames: Uint8Array[] = [];
       for (let id = 1; id <= 4097; id++) {
         frames.push(
-          encodeFrame(
-            FrameType.Request,
-            envelope.encodeRequest(id, 0, 0, ECHO_PATH, undefined, undefined),
-          ),
+          encodeFrame(FrameType.Request, encodeRequest(id, 0, 0, ECHO_PATH, undefined, undefined)),
         );
       }
       bad.socket.write(Buffer.concat(frames));
       const status = () => bad.frames.find((f) => f.type === FrameType.Status);
       await until("a STATUS", () => status() !== undefined);
-      const st = envelope.decodeStatus((status() as { payload: Uint8Array }).payload);
+      const st = decodeStatus((status() as { payload: Uint8Array }).payload);
       assert.deepEqual([st.callId, st.code], [4097, Code.ResourceExhausted]);
       bad.socket.destroy();
       await bad.closed;
@@ -256,10 +250,7 @@ describe("uds server: one hostile peer (issue 10 items 4–6)", () => {
       const silent = await rawPeer(server.address, true);
       const busy = await rawPeer(server.address, true);
       busy.socket.write(
-        encodeFrame(
-          FrameType.Request,
-          envelope.encodeRequest(1, 0, 0, ECHO_PATH, undefined, undefined),
-        ),
+        encodeFrame(FrameType.Request, encodeRequest(1, 0, 0, ECHO_PATH, undefined, undefined)),
       );
       const conn = await createUdsTransport({ address: server.address }).connect();
       const client = conn.client(Echo, { codec: bytesCodec });

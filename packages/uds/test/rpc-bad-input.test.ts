@@ -17,7 +17,7 @@ import {
   messageType,
   unary,
 } from "@nearwire/core";
-import { envelope, FrameType } from "@nearwire/core/protocol";
+import { encodeRequest, encodeStatus, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, FrameDecoder } from "@nearwire/frame";
 import { createUdsTransport } from "../src/index.js";
 import { tempDir } from "./helpers.js";
@@ -90,13 +90,13 @@ describe("uds RPC: bad input from a peer", () => {
   });
 
   it("a STATUS sent to a server → GOAWAY INTERNAL", async () => {
-    const status = envelope.encodeStatus(1, Code.OK, "", undefined, undefined);
+    const status = encodeStatus(1, Code.OK, "", undefined, undefined);
     assert.equal((await goAwayFor(encodeFrame(FrameType.Status, status))).code, Code.Internal);
     await otherClientWorks();
   });
 
   it("a second REQUEST on a call id in use → GOAWAY INTERNAL", async () => {
-    const open = envelope.encodeRequest(
+    const open = encodeRequest(
       5,
       0,
       0,

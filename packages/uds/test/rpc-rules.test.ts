@@ -9,7 +9,7 @@ import {
   startServerProcess,
   type Vector,
 } from "@nearwire/conformance";
-import { envelope, FrameType } from "@nearwire/core/protocol";
+import { decodeStatus, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, decodeHello, FEATURE_BATCH, FrameDecoder } from "@nearwire/frame";
 import { tempDir } from "./helpers.js";
 
@@ -77,7 +77,7 @@ function replay(
           return;
         }
         if (type === FrameType.Status) {
-          const s = envelope.decodeStatus(payload);
+          const s = decodeStatus(payload);
           out.statuses.push(`${s.callId}:${s.code}`);
         } else if (type === FrameType.GoAway) {
           out.goaway = decodeGoAway(payload).code;

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import {
+  decodeRequestFrame,
   field,
   hex,
   readVectors,
@@ -10,7 +11,16 @@ import {
   type Vector,
 } from "@nearwire/conformance";
 import { Code } from "@nearwire/core";
-import { envelope, FrameType } from "@nearwire/core/protocol";
+import {
+  decodeCancel,
+  decodeCredit,
+  decodeStatus,
+  encodeRequest,
+  encodeStatus,
+  FLAG_END_STREAM,
+  FrameType,
+  readCallId,
+} from "@nearwire/core/protocol";
 import { encodeFrame } from "@nearwire/frame";
 import { tempDir } from "./helpers.js";
 
@@ -30,7 +40,7 @@ describe("PROTOCOL.md §5 vectors", () => {
       const type = Number(field(v, "type"));
       const payload = hexOf(v, "payload");
       assert.deepEqual(new Uint8Array(encodeFrame(type, payload)), hexOf(v, "frame"));
-      assert.equal(envelope.readCallId(payload, "vector"), num(v, "call-id"));
+      assert.equal(readCallId(payload, "vector"), num(v, "call-id"));
       const metaOf = (prefix: string) => {
         const md: Record<string, string> = {};
         for (const [k, val] of v.fields) if (k.startsWith(prefix)) md[k.slice(prefix.length)] = val;
@@ -38,13 +48,13 @@ describe("PROTOCOL.md §5 vectors", () => {
       };
       switch (type) {
         case FrameType.Request: {
-          const r = envelope.decodeRequest(payload);
+          const r = decodeRequestFrame(payload);
           assert.equal(r.flags, Number(field(v, "flags")));
           assert.equal(r.timeoutMs, num(v, "timeout-ms"));
           assert.equal(r.method, field(v, "method"));
           assert.deepEqual(r.metadata, metaOf("metadata-"));
           assert.deepEqual(r.message, text(v, "message-text"));
-          const again = envelope.encodeRequest(
+          const again = encodeRequest(
             r.callId,
             r.flags,
             r.timeoutMs,
@@ -56,14 +66,14 @@ describe("PROTOCOL.md §5 vectors", () => {
           break;
         }
         case FrameType.Status: {
-          const s = envelope.decodeStatus(payload);
+          const s = decodeStatus(payload);
           assert.equal(s.code, num(v, "code"));
           assert.equal(s.detail, field(v, "detail"));
           assert.deepEqual(s.trailers, metaOf("trailer-"));
           if (v.fields.has("message-text")) assert.deepEqual(s.message, text(v, "message-text"));
           else assert.equal(s.message, undefined);
           assert.deepEqual(
-            envelope.encodeStatus(s.callId, s.code, s.detail, s.trailers, s.message),
+            encodeStatus(s.callId, s.code, s.detail, s.trailers, s.message),
             payload,
           );
           break;
@@ -75,13 +85,13 @@ describe("PROTOCOL.md §5 vectors", () => {
           assert.equal(payload.byteLength, 4);
           break;
         case FrameType.Cancel:
-          assert.deepEqual(envelope.decodeCancel(payload), {
+          assert.deepEqual(decodeCancel(payload), {
             callId: num(v, "call-id"),
             code: num(v, "code"),
           });
           break;
         case FrameType.Credit:
-          assert.deepEqual(envelope.decodeCredit(payload), {
+          assert.deepEqual(decodeCredit(payload), {
             callId: num(v, "call-id"),
             credit: num(v, "credit"),
           });
@@ -128,9 +138,9 @@ describe("PROTOCOL.md §5.9 rpc-unary-exchange against a real server process", (
   });
 
   it("an error reply: an empty name gets INVALID_ARGUMENT on the wire", async () => {
-    const req = envelope.encodeRequest(
+    const req = encodeRequest(
       9,
-      envelope.FLAG_END_STREAM,
+      FLAG_END_STREAM,
       0,
       utf8.encode("/nearwire.example.Greeter/Say"),
       undefined,
@@ -154,7 +164,7 @@ describe("PROTOCOL.md §5.9 rpc-unary-exchange against a real server process", (
     sock.destroy();
     const frame = all.subarray(25);
     assert.equal(frame[4], FrameType.Status);
-    const status = envelope.decodeStatus(frame.subarray(5, 5 + frame.readUInt32BE(0)));
+    const status = decodeStatus(frame.subarray(5, 5 + frame.readUInt32BE(0)));
     assert.equal(status.callId, 9);
     assert.equal(status.code, Code.InvalidArgument);
   });

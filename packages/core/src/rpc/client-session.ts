@@ -1,17 +1,14 @@
 /** The client side of the RPC engine over one Channel (PROTOCOL.md section 5). */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
+import type { MessageCodec } from "../codec.js";
 import { FrameType } from "../frame-type.js";
 import { type ErrorReason, NearwireError, type NearwireErrorOptions } from "../nearwire-error.js";
 import type { CallOptions, Metadata } from "../transport.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
-import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
-  checkBatch,
-  decodeCredit,
   decodeStatus,
-  eachBatchMessage,
   encodeCallId,
   encodeCancel,
   encodeRequest,
@@ -23,12 +20,12 @@ import {
   readU32,
   STATUS_HEAD_BYTES,
 } from "./envelope.js";
-import { EnvelopeWriter } from "./envelope-writer.js";
-import { InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
+import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
 import { CALL_FINISHED, OutboundCredit } from "./outbound-credit.js";
 import { withServerCodec } from "./server-codec.js";
+import { protocolError, Session } from "./session.js";
 
 /** Client-side state of one call. One shape for every kind, so the engine's code stays monomorphic. */
 class ClientCall {
@@ -55,11 +52,7 @@ class ClientCall {
 }
 
 /** Runs client calls over one channel. */
-export class ClientSession {
-  private readonly calls = new CallTable<ClientCall>();
-  private readonly writer: EnvelopeWriter;
-  /** How far a stream's receive window may grow on this channel. */
-  private readonly windowLimits: WindowLimits;
+export class ClientSession extends Session<ClientCall> {
   /**
    * The id of the next call. Ids only grow on a connection and are never reused (PROTOCOL.md
    * §5.1), so a late frame of an ended call can never be taken for a newer one.
@@ -72,11 +65,10 @@ export class ClientSession {
   private resolveClosed!: (e: Error | undefined) => void;
 
   constructor(
-    readonly channel: Channel,
+    channel: Channel,
     private readonly maxMessageBytes: number,
   ) {
-    this.writer = new EnvelopeWriter(channel, maxMessageBytes);
-    this.windowLimits = windowLimits(channel.inboundCapacityBytes);
+    super(channel, maxMessageBytes, "client");
     this.closed = new Promise((r) => {
       this.resolveClosed = r;
     });
@@ -101,17 +93,12 @@ export class ClientSession {
     request: unknown,
     options: CallOptions | undefined,
   ): AsyncIterable<unknown> {
-    const inbound = this.inboundFor();
-    const call = this.open(bound, options, (e) => inbound.fail(e));
-    if (call === undefined) return inbound;
-    this.bindInbound(call, inbound);
-    this.sendRequest(call, request, options);
-    return inbound;
+    return this.streamed(bound, options, request, false);
   }
 
   clientStreaming(
     bound: BoundMethod,
-    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    requests: Requests,
     options: CallOptions | undefined,
   ): Promise<unknown> {
     return new Promise((resolve, reject) => {
@@ -124,15 +111,10 @@ export class ClientSession {
 
   bidiStreaming(
     bound: BoundMethod,
-    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    requests: Requests,
     options: CallOptions | undefined,
   ): AsyncIterable<unknown> {
-    const inbound = this.inboundFor();
-    const call = this.open(bound, options, (e) => inbound.fail(e));
-    if (call === undefined) return inbound;
-    this.bindInbound(call, inbound);
-    this.startStream(call, requests, options);
-    return inbound;
+    return this.streamed(bound, options, requests, true);
   }
 
   /** Fails every call with UNAVAILABLE and closes the channel. */
@@ -140,18 +122,29 @@ export class ClientSession {
     await this.writer.close();
   }
 
-  /** The response stream of a streamed call; it reports consumption and abandonment to the call. */
-  private inboundFor(): InboundStream<unknown> {
-    return new InboundStream<unknown>();
-  }
-
-  private bindInbound(call: ClientCall, inbound: InboundStream<unknown>): void {
+  /**
+   * A call answered with a stream (server-streaming, bidi): `input` is its one request, or with
+   * `streamsRequests` its request stream. The returned stream reports consumption (credit) and
+   * abandonment (CANCEL) to the call.
+   */
+  private streamed(
+    bound: BoundMethod,
+    options: CallOptions | undefined,
+    input: unknown,
+    streamsRequests: boolean,
+  ): AsyncIterable<unknown> {
+    const inbound = new InboundStream<unknown>();
+    const call = this.open(bound, options, (e) => inbound.fail(e));
+    if (call === undefined) return inbound;
     call.inbound = inbound;
     call.inCredit = new InboundCredit(this.windowLimits);
     inbound.bind(
       () => this.consumed(call),
       () => this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
     );
+    if (streamsRequests) this.startStream(call, input as Requests, options);
+    else this.sendRequest(call, input, options);
+    return inbound;
   }
 
   private open(
@@ -236,7 +229,7 @@ export class ClientSession {
 
   private startStream(
     call: ClientCall,
-    requests: AsyncIterable<unknown> | Iterable<unknown>,
+    requests: Requests,
     options: CallOptions | undefined,
   ): void {
     call.credit = new OutboundCredit();
@@ -311,18 +304,13 @@ export class ClientSession {
           return;
         }
         case FrameType.Batch:
-          if (this.channel.acceptsBatches !== true) throw unknownType(type);
           this.onBatch(payload);
           return;
-        case FrameType.Credit: {
-          const { callId, credit } = decodeCredit(payload);
-          const call = this.calls.get(callId);
-          if (call !== undefined) call.credit?.grant(credit);
-          else this.checkStarted(callId, "CREDIT");
+        case FrameType.Credit:
+          this.onCredit(payload);
           return;
-        }
         default:
-          throw unknownType(type);
+          throw this.unknownType(type);
       }
     } catch (err) {
       const e = NearwireError.from(err, Code.Internal);
@@ -331,18 +319,19 @@ export class ClientSession {
     }
   }
 
-  /**
-   * A frame for an id that is not active: ignored when this side started that call (it ended;
-   * the server sent before it knew), a violation when it never did.
-   */
-  private checkStarted(id: number, what: string): void {
+  /** This client started every id below nextId. */
+  protected override checkStarted(id: number, what: string): void {
     if (id >= this.nextId || id === 0) {
-      throw new NearwireError(
-        Code.Internal,
-        `${what} for call id ${id}, which this client never started`,
-        { reason: "protocol-violation" },
-      );
+      throw protocolError(`${what} for call id ${id}, which this client never started`);
     }
+  }
+
+  protected override inboundCodec(call: ClientCall): MessageCodec<unknown> {
+    return call.bound.output;
+  }
+
+  protected override receiving(call: ClientCall): boolean {
+    return !call.done;
   }
 
   private onStatus(p: Uint8Array): void {
@@ -389,35 +378,8 @@ export class ClientSession {
     );
   }
 
-  /**
-   * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
-   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame
-   * is copied once, when the codec keeps views of it, instead of once per message.
-   */
-  private onBatch(p: Uint8Array): void {
-    const count = checkBatch(p);
-    const id = readU32(p, 0);
-    const call = this.calls.get(id);
-    if (call === undefined) {
-      this.checkStarted(id, "BATCH");
-      return;
-    }
-    // A BATCH past the credit allowance is refused whole: none of its messages is delivered.
-    if (call.inCredit !== undefined && !call.done && !call.inCredit.allows(count)) {
-      throw new NearwireError(Code.Internal, `call ${id}: server sent past its credit`, {
-        reason: "protocol-violation",
-      });
-    }
-    eachBatchMessage(
-      p,
-      this.channel.transientPayloads,
-      call.bound.output.decodesInPlace,
-      (frame, start, end, transient) => this.onMessage(call, frame, start, end, transient),
-    );
-  }
-
   /** A response message: `frame[offset … end)`, only valid during the callback if `transient`. */
-  private onMessage(
+  protected override onMessage(
     call: ClientCall,
     frame: Uint8Array,
     offset: number,
@@ -450,11 +412,8 @@ export class ClientSession {
     }
     const inbound = call.inbound;
     if (inbound !== undefined) {
-      if (!(call.inCredit as InboundCredit).onReceived(end - offset)) {
-        throw new NearwireError(Code.Internal, `call ${call.id}: server sent past its credit`, {
-          reason: "protocol-violation",
-        });
-      }
+      if (!(call.inCredit as InboundCredit).onReceived(end - offset))
+        throw this.pastCredit(call.id);
       inbound.push(value);
     } else {
       call.last = value;
@@ -522,16 +481,8 @@ function statusError(
   return withServerCodec(new NearwireError(code, detail, opts), codec);
 }
 
-/** A frame type a client never accepts (PROTOCOL.md §5.7). */
-function unknownType(type: number): NearwireError {
-  return new NearwireError(
-    Code.Internal,
-    type === FrameType.Batch
-      ? "BATCH (0x16) on a client connection whose HELLO did not announce BATCH (PROTOCOL.md §4.1)"
-      : `unexpected frame type 0x${type.toString(16)} on a client connection`,
-    { reason: "unknown-frame-type" },
-  );
-}
+/** What a client-streaming or bidi call sends. */
+type Requests = AsyncIterable<unknown> | Iterable<unknown>;
 
 /** The largest call id (u32); a connection that has used it starts no more calls. */
 const MAX_CALL_ID = 0xffffffff;

@@ -16,13 +16,21 @@
  * metadata = count u16 | count × (keyLen u16 | key | valueLen u32 | value)
  * flags: 0x01 END_STREAM (REQUEST only: no MESSAGE follows), 0x02 HAS_MESSAGE, 0x04 HAS_METADATA
  * ```
+ *
+ * `@nearwire/core/protocol` publishes the flags, trailer names, INITIAL_CREDIT,
+ * REQUEST_HEAD_BYTES and the payload encoders and decoders, listed there by name. The exports
+ * marked `@internal` are the engine's own (offsets, in-place readers and writers, byte helpers):
+ * core's modules import them from here, and no subpath publishes them.
  */
 import { Code, isCode } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";
 import type { Metadata } from "../transport.js";
 
+/** REQUEST flag: the client sends no MESSAGE after it (unary, server-streaming). */
 export const FLAG_END_STREAM = 0x01;
+/** REQUEST and STATUS flag: a message fills the rest of the payload. */
 export const FLAG_HAS_MESSAGE = 0x02;
+/** REQUEST and STATUS flag: a metadata (or trailers) block follows the method or detail. */
 export const FLAG_HAS_METADATA = 0x04;
 
 /**
@@ -40,42 +48,49 @@ export const CODEC_TRAILER = "nearwire-codec";
 /** Messages each side may send on a call before it receives CREDIT (PROTOCOL.md §5.4). */
 export const INITIAL_CREDIT = 32;
 
-/** Bytes of the call id that starts every RPC payload (u32). */
-export const CALL_ID_BYTES = 4;
-
-/** REQUEST field offsets: flags (u8), timeoutMs (u32), methodLen (u8); the path follows the head. */
-export const REQUEST_FLAGS_AT = 4;
-export const REQUEST_TIMEOUT_AT = 5;
-export const REQUEST_METHOD_LEN_AT = 9;
-/** STATUS field offsets: flags (u8), code (u8), detailLen (u16); the detail follows the head. */
-export const STATUS_FLAGS_AT = 4;
-export const STATUS_CODE_AT = 5;
-export const STATUS_DETAIL_LEN_AT = 6;
-/** The code (u8) of a CANCEL, and the credit (u32) of a CREDIT, after the call id. */
-export const CANCEL_CODE_AT = 4;
-export const CREDIT_AT = 4;
-
 /** Bytes of a REQUEST before its method path: callId, flags, timeoutMs, methodLen. */
 export const REQUEST_HEAD_BYTES = 10;
-/** Bytes of a MESSAGE before its message: callId. */
+
+/** Bytes of the call id that starts every RPC payload (u32). @internal */
+export const CALL_ID_BYTES = 4;
+
+/** Offset of a REQUEST's flags (u8). @internal */
+export const REQUEST_FLAGS_AT = 4;
+/** Offset of a REQUEST's timeoutMs (u32). @internal */
+export const REQUEST_TIMEOUT_AT = 5;
+/** Offset of a REQUEST's methodLen (u8); the path follows the head. @internal */
+export const REQUEST_METHOD_LEN_AT = 9;
+/** Offset of a STATUS's flags (u8). @internal */
+export const STATUS_FLAGS_AT = 4;
+/** Offset of a STATUS's code (u8). @internal */
+export const STATUS_CODE_AT = 5;
+/** Offset of a STATUS's detailLen (u16); the detail follows the head. @internal */
+export const STATUS_DETAIL_LEN_AT = 6;
+/** The code (u8) of a CANCEL, after the call id. @internal */
+export const CANCEL_CODE_AT = 4;
+/** The credit (u32) of a CREDIT, after the call id. @internal */
+export const CREDIT_AT = 4;
+
+/** Bytes of a MESSAGE before its message: callId. @internal */
 export const MESSAGE_HEAD_BYTES = 4;
-/** Bytes of a STATUS before its detail: callId, flags, code, detailLen. */
+/** Bytes of a STATUS before its detail: callId, flags, code, detailLen. @internal */
 export const STATUS_HEAD_BYTES = 8;
-/** Bytes of an END payload: callId. */
+/** Bytes of an END payload: callId. @internal */
 export const END_BYTES = 4;
-/** Bytes of a CANCEL payload: callId, code. */
+/** Bytes of a CANCEL payload: callId, code. @internal */
 export const CANCEL_BYTES = 5;
-/** Bytes of a CREDIT payload: callId, credit. */
+/** Bytes of a CREDIT payload: callId, credit. @internal */
 export const CREDIT_BYTES = 8;
-/** Bytes of a BATCH before its first entry: callId. */
+/** Bytes of a BATCH before its first entry: callId. @internal */
 export const BATCH_HEAD_BYTES = 4;
-/** Bytes of a BATCH entry before its message: the message's length. */
+/** Bytes of a BATCH entry before its message: the message's length. @internal */
 export const BATCH_ENTRY_HEAD_BYTES = 4;
 
 /**
  * Checks a BATCH payload's layout (PROTOCOL.md §5.2): a call id, then at least one entry
  * (u32 length, message), the entries filling the payload exactly. Returns the number of
  * messages; throws INTERNAL `protocol-violation` otherwise, before any message is delivered.
+ * @internal
  */
 export function checkBatch(p: Uint8Array): number {
   const end = p.byteLength;
@@ -98,6 +113,7 @@ export function checkBatch(p: Uint8Array): number {
  * {@link checkBatch} accepted, in order. A payload only valid during the frame callback
  * (`transient`: a ring record) whose messages the codec keeps views of (`keepsViews`) is copied
  * once first, instead of once per message; `each` then gets the copy, not transient.
+ * @internal
  */
 export function eachBatchMessage(
   p: Uint8Array,
@@ -123,7 +139,7 @@ export function eachBatchMessage(
 const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Writes `n` as a big-endian u32 at `out[at…]`. */
+/** Writes `n` as a big-endian u32 at `out[at…]`. @internal */
 export function putU32(out: Uint8Array, at: number, n: number): void {
   out[at] = n >>> 24;
   out[at + 1] = n >>> 16;
@@ -131,12 +147,12 @@ export function putU32(out: Uint8Array, at: number, n: number): void {
   out[at + 3] = n;
 }
 
-/** A DataView over exactly `bytes`. */
+/** A DataView over exactly `bytes`. @internal */
 export function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** INTERNAL `protocol-violation`: a `what` frame that breaks its layout. */
+/** INTERNAL `protocol-violation`: a `what` frame that breaks its layout. @internal */
 export function malformed(what: string): NearwireError {
   return new NearwireError(Code.Internal, `malformed ${what} frame`, {
     reason: "protocol-violation",
@@ -181,7 +197,7 @@ function writeMetadata(out: Uint8Array, dv: DataView, at: number, parts: Uint8Ar
   return o;
 }
 
-/** Reads a metadata block at `bytes[at…]`; returns it and the offset after it. */
+/** Reads a metadata block at `bytes[at…]`; returns it and the offset after it. @internal */
 export function readMetadata(
   bytes: Uint8Array,
   dv: DataView,
@@ -217,17 +233,11 @@ function decodeText(bytes: Uint8Array, what: string): string {
   }
 }
 
-/** A decoded REQUEST. `message` is a view of the frame payload. */
-export interface RequestFrame {
-  callId: number;
-  flags: number;
-  timeoutMs: number;
-  method: string;
-  metadata: Metadata | undefined;
-  message: Uint8Array | undefined;
-}
-
-/** Writes the fixed part of a REQUEST (`REQUEST_HEAD_BYTES + methodBytes.byteLength` bytes) at `out[at…]`. */
+/**
+ * Writes the fixed part of a REQUEST (`REQUEST_HEAD_BYTES + methodBytes.byteLength` bytes) at
+ * `out[at…]`.
+ * @internal
+ */
 export function writeRequestHead(
   out: Uint8Array,
   at: number,
@@ -243,7 +253,10 @@ export function writeRequestHead(
   out.set(methodBytes, at + REQUEST_HEAD_BYTES);
 }
 
-/** Writes the head of an OK STATUS whose message follows inline (no detail, no trailers). */
+/**
+ * Writes the head of an OK STATUS whose message follows inline (no detail, no trailers).
+ * @internal
+ */
 export function writeOkStatusHead(out: Uint8Array, at: number, callId: number): void {
   putU32(out, at, callId);
   out[at + STATUS_FLAGS_AT] = FLAG_HAS_MESSAGE;
@@ -255,6 +268,7 @@ export function writeOkStatusHead(out: Uint8Array, at: number, callId: number): 
 /**
  * True when STATUS payload `p` is an OK STATUS with no detail and no trailers and its message
  * inline (what {@link writeOkStatusHead} starts): the message is `p[STATUS_HEAD_BYTES…]`.
+ * @internal
  */
 export function isOkStatusWithMessage(p: Uint8Array): boolean {
   return (
@@ -266,7 +280,7 @@ export function isOkStatusWithMessage(p: Uint8Array): boolean {
   );
 }
 
-/** Writes the head of a MESSAGE (its call id). */
+/** Writes the head of a MESSAGE (its call id). @internal */
 export function writeMessageHead(out: Uint8Array, at: number, callId: number): void {
   putU32(out, at, callId);
 }
@@ -294,30 +308,48 @@ export function encodeRequest(
   return out;
 }
 
-/** Decodes a REQUEST payload; throws INTERNAL `protocol-violation` when malformed. */
-export function decodeRequest(p: Uint8Array): RequestFrame {
+/**
+ * A REQUEST's fields as {@link decodeRequest} reads them in place: the method path and the
+ * message stay in the payload, where these offsets say. A server reads every REQUEST into one
+ * of these, so a call costs no frame object and no method string.
+ */
+export class RequestHead {
+  callId = 0;
+  flags = 0;
+  timeoutMs = 0;
+  /** Bytes of the method path (UTF-8, not checked here), at `payload[REQUEST_HEAD_BYTES…]`. */
+  methodBytes = 0;
+  metadata: Metadata | undefined = undefined;
+  /** Where the message starts (it runs to the payload's end); the payload's length without one. */
+  messageAt = 0;
+}
+
+/**
+ * Decodes REQUEST payload `p` into `into` (a new {@link RequestHead} by default) and returns it;
+ * throws INTERNAL `protocol-violation` when malformed.
+ */
+export function decodeRequest(p: Uint8Array, into = new RequestHead()): RequestHead {
   if (p.byteLength < REQUEST_HEAD_BYTES) throw malformed("REQUEST");
   const flags = p[REQUEST_FLAGS_AT] as number;
   const ml = p[REQUEST_METHOD_LEN_AT] as number;
-  if (REQUEST_HEAD_BYTES + ml > p.byteLength || ml === 0) throw malformed("REQUEST");
-  const method = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
+  if (ml === 0 || REQUEST_HEAD_BYTES + ml > p.byteLength) throw malformed("REQUEST");
   let o = REQUEST_HEAD_BYTES + ml;
   let metadata: Metadata | undefined;
   if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
-  let message: Uint8Array | undefined;
-  if (flags & FLAG_HAS_MESSAGE) message = p.subarray(o);
-  else if (o !== p.byteLength) throw malformed("REQUEST");
-  return {
-    callId: readU32(p, 0),
-    flags,
-    timeoutMs: readU32(p, REQUEST_TIMEOUT_AT),
-    method,
-    metadata,
-    message,
-  };
+  if ((flags & FLAG_HAS_MESSAGE) === 0 && o !== p.byteLength) throw malformed("REQUEST");
+  into.callId = readU32(p, 0);
+  into.flags = flags;
+  into.timeoutMs = readU32(p, REQUEST_TIMEOUT_AT);
+  into.methodBytes = ml;
+  into.metadata = metadata;
+  into.messageAt = o;
+  return into;
 }
 
-/** Reads `len` bytes at `p[at…]` as a UTF-8 string (an ASCII fast path); throws when not UTF-8. */
+/**
+ * Reads `len` bytes at `p[at…]` as a UTF-8 string (an ASCII fast path); throws when not UTF-8.
+ * @internal
+ */
 export function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: string): string {
   let ascii = true;
   for (let i = at; i < at + len; i++) if ((p[i] as number) > 0x7f) ascii = false;
@@ -327,14 +359,6 @@ export function latin1OrUtf8(p: Uint8Array, at: number, len: number, what: strin
   return s;
 }
 
-/** Encodes a MESSAGE payload. */
-export function encodeMessage(callId: number, message: Uint8Array): Uint8Array {
-  const out = new Uint8Array(MESSAGE_HEAD_BYTES + message.byteLength);
-  writeMessageHead(out, 0, callId);
-  out.set(message, MESSAGE_HEAD_BYTES);
-  return out;
-}
-
 /** Encodes an END, or any payload that is only a call id. */
 export function encodeCallId(callId: number): Uint8Array {
   const out = new Uint8Array(CALL_ID_BYTES);
@@ -342,7 +366,7 @@ export function encodeCallId(callId: number): Uint8Array {
   return out;
 }
 
-/** Reads a big-endian u32 at `p[at…]` (the caller checked the length). */
+/** Reads a big-endian u32 at `p[at…]` (the caller checked the length). @internal */
 export function readU32(p: Uint8Array, at: number): number {
   return (
     (((p[at] as number) << 24) |

@@ -21,7 +21,7 @@ export class ServerCall implements HandlerContext {
   private trailerBag: Metadata | undefined;
   private controller: AbortController | undefined;
   private abortReason: NearwireError | undefined;
-  /** Set once a STATUS was sent or the client cancelled: nothing more is sent for this call. */
+  /** Set when the call ended (the session's `end`): nothing more is sent for it. */
   finished = false;
   /** The client sent END (or REQUEST with END_STREAM) on a streamed request: no MESSAGE may follow. */
   halfClosed = false;

@@ -1,44 +1,35 @@
 /** The server side of the RPC engine over one Channel (PROTOCOL.md section 5). */
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
+import type { MessageCodec } from "../codec.js";
 import { FrameType } from "../frame-type.js";
-import { type ErrorReason, NearwireError } from "../nearwire-error.js";
+import { NearwireError } from "../nearwire-error.js";
 import type { Peer } from "../peer.js";
 import type { Metadata } from "../transport.js";
 import { decodeChecked, encodeChecked } from "./bound-method.js";
-import { CallTable } from "./call-table.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
   CODEC_TRAILER,
-  checkBatch,
   decodeCancel,
-  decodeCredit,
+  decodeRequest,
   END_BYTES,
-  eachBatchMessage,
   encodeStatus,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
-  FLAG_HAS_METADATA,
   latin1OrUtf8,
   MESSAGE_HEAD_BYTES,
-  malformed,
   REASON_TRAILER,
-  REQUEST_FLAGS_AT,
   REQUEST_HEAD_BYTES,
-  REQUEST_METHOD_LEN_AT,
-  REQUEST_TIMEOUT_AT,
+  RequestHead,
   readCallId,
-  readMetadata,
-  readU32,
-  view,
 } from "./envelope.js";
-import { EnvelopeWriter } from "./envelope-writer.js";
-import { InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
+import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
 import type { MethodTable } from "./method-table.js";
 import { OutboundCredit } from "./outbound-credit.js";
 import { ServerCall } from "./server-call.js";
+import { protocolError, Session } from "./session.js";
 
 /** What a session needs from its server. */
 export interface ServerSessionHost {
@@ -60,14 +51,11 @@ export interface ServerSessionHost {
  * frame callback and never enters the call table; a call is registered (table, deadline timer)
  * only while something of it is pending: a promise, a stream, a missing request message.
  */
-export class ServerSession {
-  /** Calls with something pending, by id. */
-  readonly calls = new CallTable<ServerCall>();
-  private readonly writer: EnvelopeWriter;
-  /** How far a stream's receive window may grow on this channel. */
-  private readonly windowLimits: WindowLimits;
+export class ServerSession extends Session<ServerCall> {
   /** `ctx.peer` of every call on this connection: one object per connection. */
   private readonly peer: Peer;
+  /** Every REQUEST of this connection is read into this one (see onRequest). */
+  private readonly request = new RequestHead();
   private closed = false;
   /**
    * The highest call id a REQUEST has used on this connection (PROTOCOL.md §5.1): ids only grow,
@@ -94,11 +82,10 @@ export class ServerSession {
   };
 
   constructor(
-    readonly channel: Channel,
+    channel: Channel,
     private readonly host: ServerSessionHost,
   ) {
-    this.writer = new EnvelopeWriter(channel, host.maxMessageBytes);
-    this.windowLimits = windowLimits(channel.inboundCapacityBytes);
+    super(channel, host.maxMessageBytes, "server");
     this.peer = channel.peerCredentials ?? { address: channel.peer };
     channel.start({
       onFrame: (type, payload) => this.onFrame(type, payload),
@@ -113,8 +100,7 @@ export class ServerSession {
   /** Cancels every call with `code` (their handlers see the abort) and closes the channel. */
   async shutdown(code: Code, message: string): Promise<void> {
     const shared = new NearwireError(code, message, { reason: "server-closing" });
-    for (const call of this.calls.snapshot())
-      this.finish(call, code, message, SERVER_CLOSING, shared);
+    for (const call of this.calls.snapshot()) this.end(call, code, message, SERVER_CLOSING, shared);
     await this.writer.close();
   }
 
@@ -125,17 +111,21 @@ export class ServerSession {
         case FrameType.Request:
           this.onRequest(payload);
           return;
-        case FrameType.Message:
-          this.onMessage(
-            readCallId(payload, "MESSAGE"),
-            payload,
-            MESSAGE_HEAD_BYTES,
-            payload.byteLength,
-            this.channel.transientPayloads,
-          );
+        case FrameType.Message: {
+          const id = readCallId(payload, "MESSAGE");
+          const call = this.calls.get(id);
+          if (call !== undefined)
+            this.onMessage(
+              call,
+              payload,
+              MESSAGE_HEAD_BYTES,
+              payload.byteLength,
+              this.channel.transientPayloads,
+            );
+          else this.checkStarted(id, "MESSAGE");
           return;
+        }
         case FrameType.Batch:
-          if (this.channel.acceptsBatches !== true) throw unknownType(type);
           this.onBatch(payload);
           return;
         case FrameType.End:
@@ -145,54 +135,51 @@ export class ServerSession {
         case FrameType.Cancel: {
           const { callId, code } = decodeCancel(payload);
           const call = this.calls.get(callId);
-          if (call !== undefined) {
-            call.finished = true;
-            this.drop(call, code, "cancelled by client");
-          } else this.checkStarted(callId, "CANCEL");
+          if (call !== undefined) this.end(call, code, "cancelled by client", NO_STATUS);
+          else this.checkStarted(callId, "CANCEL");
           return;
         }
-        case FrameType.Credit: {
-          const { callId, credit } = decodeCredit(payload);
-          const call = this.calls.get(callId);
-          if (call !== undefined) call.credit?.grant(credit);
-          else this.checkStarted(callId, "CREDIT");
+        case FrameType.Credit:
+          this.onCredit(payload);
           return;
-        }
         default:
-          throw unknownType(type);
+          throw this.unknownType(type);
       }
     } catch (err) {
       void this.channel.close(NearwireError.from(err, Code.Internal));
     }
   }
 
-  /** Reads a REQUEST in place (PROTOCOL.md §5.2): no object, no method string per call. */
+  /**
+   * A REQUEST (PROTOCOL.md §5.2): read in place into the session's one {@link RequestHead} (no
+   * frame object, no method string per call), admitted, then dispatched by its method's kind.
+   */
   private onRequest(p: Uint8Array): void {
-    if (p.byteLength < REQUEST_HEAD_BYTES) throw malformed("REQUEST");
-    const id = readU32(p, 0);
-    const flags = p[REQUEST_FLAGS_AT] as number;
-    const timeoutMs = readU32(p, REQUEST_TIMEOUT_AT);
-    const ml = p[REQUEST_METHOD_LEN_AT] as number;
-    if (ml === 0 || REQUEST_HEAD_BYTES + ml > p.byteLength) throw malformed("REQUEST");
-    let o = REQUEST_HEAD_BYTES + ml;
-    let metadata: Metadata | undefined;
-    if (flags & FLAG_HAS_METADATA) [metadata, o] = readMetadata(p, view(p), o, "REQUEST");
-    // The request message is p[o…] (no view of it is made here: see decodeChecked).
-    const hasMessage = (flags & FLAG_HAS_MESSAGE) !== 0;
-    if (!hasMessage && o !== p.byteLength) throw malformed("REQUEST");
+    const head = decodeRequest(p, this.request);
+    const call = this.admit(p, head);
+    if (call !== undefined) this.dispatch(call, p, head);
+  }
+
+  /**
+   * The call a REQUEST starts, or undefined when it is refused with a STATUS (method not found,
+   * server draining, maxConcurrentCalls reached); a call id not above the last one is a
+   * violation.
+   */
+  private admit(p: Uint8Array, head: RequestHead): ServerCall | undefined {
+    const id = head.callId;
     if (id <= this.lastId) {
       throw protocolError(
         `REQUEST call id ${id} is not above the last one, ${this.lastId} (ids never repeat on a connection)`,
       );
     }
     this.lastId = id;
-    const method = this.host.methods.lookup(p, REQUEST_HEAD_BYTES, ml);
+    const method = this.host.methods.lookup(p, REQUEST_HEAD_BYTES, head.methodBytes);
     if (method === undefined || this.host.draining) {
-      const name = latin1OrUtf8(p, REQUEST_HEAD_BYTES, ml, "REQUEST");
+      const name = latin1OrUtf8(p, REQUEST_HEAD_BYTES, head.methodBytes, "REQUEST");
       if (this.host.draining)
         this.sendStatus(id, Code.Unavailable, "server is shutting down", SERVER_CLOSING);
       else this.sendStatus(id, Code.Unimplemented, `method ${name} not found`);
-      return;
+      return undefined;
     }
     if (this.calls.size >= this.host.maxConcurrentCalls) {
       this.sendStatus(
@@ -200,21 +187,36 @@ export class ServerSession {
         Code.ResourceExhausted,
         `${this.calls.size} calls open > maxConcurrentCalls ${this.host.maxConcurrentCalls}`,
       );
-      return;
+      return undefined;
     }
-    const { bound } = method;
-    const call = new ServerCall(id, bound, method.impl as never, metadata, timeoutMs, this.peer);
+    return new ServerCall(
+      id,
+      method.bound,
+      method.impl as never,
+      head.metadata,
+      head.timeoutMs,
+      this.peer,
+    );
+  }
+
+  /**
+   * Starts an admitted call: a unary or server-streaming call whose one request came inline runs
+   * at once (a unary one without entering the table, unless its handler is async); any other is
+   * registered and takes its request message(s) as MESSAGE frames would bring them.
+   */
+  private dispatch(call: ServerCall, p: Uint8Array, head: RequestHead): void {
+    // Read before any handler runs: the head is the session's one, reused by the next REQUEST.
+    const flags = head.flags;
+    const at = head.messageAt;
+    const timeoutMs = head.timeoutMs;
+    const hasMessage = (flags & FLAG_HAS_MESSAGE) !== 0;
     const ended = (flags & FLAG_END_STREAM) !== 0;
-    const kind = bound.kind;
+    const transient = this.channel.transientPayloads;
+    const kind = call.bound.kind;
     if (kind === "unary" || kind === "server_streaming") {
       if (hasMessage && ended) {
-        const input = this.decodeRequestMessage(
-          call,
-          p,
-          o,
-          p.byteLength,
-          this.channel.transientPayloads,
-        );
+        // The request message is p[at…] (no view of it is made here: see decodeChecked).
+        const input = this.decodeRequestMessage(call, p, at, p.byteLength, transient);
         if (input === NOTHING) return;
         if (kind === "unary") this.runUnary(call, input);
         else {
@@ -225,8 +227,8 @@ export class ServerSession {
       }
       this.register(call, timeoutMs);
       call.single = { count: 0 };
-      if (hasMessage) this.onMessage(id, p, o, p.byteLength, this.channel.transientPayloads);
-      if (ended) this.onEnd(id);
+      if (hasMessage) this.onMessage(call, p, at, p.byteLength, transient);
+      if (ended) this.onEnd(call.id);
       return;
     }
     this.register(call, timeoutMs);
@@ -237,7 +239,7 @@ export class ServerSession {
       () => undefined,
     );
     call.inbound = inbound;
-    if (hasMessage) this.onMessage(id, p, o, p.byteLength, this.channel.transientPayloads);
+    if (hasMessage) this.onMessage(call, p, at, p.byteLength, transient);
     if (ended) {
       call.halfClosed = true;
       inbound.end();
@@ -253,53 +255,24 @@ export class ServerSession {
     this.host.callsChanged();
     if (timeoutMs > 0) {
       call.deadlineTimer = new DeadlineTimer(timeoutMs, () =>
-        this.finish(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
+        this.end(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
       );
     }
   }
 
-  /**
-   * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
-   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame
-   * is copied once, when the codec keeps views of it, instead of once per message.
-   */
-  private onBatch(p: Uint8Array): void {
-    const count = checkBatch(p);
-    const id = readU32(p, 0);
-    const call = this.calls.get(id);
-    if (call === undefined) {
-      this.checkStarted(id, "BATCH");
-      return;
-    }
-    // A BATCH past the credit allowance is refused whole: none of its messages is delivered.
-    if (call.inCredit !== undefined && !call.halfClosed && !call.inCredit.allows(count))
-      throw protocolError(`call ${id}: peer sent past its credit`);
-    eachBatchMessage(
-      p,
-      this.channel.transientPayloads,
-      call.bound.input.decodesInPlace,
-      (frame, start, end, transient) => this.onMessage(id, frame, start, end, transient),
-    );
-  }
-
   /** A request message: `frame[offset … end)`, only valid during the callback if `transient`. */
-  private onMessage(
-    id: number,
+  protected override onMessage(
+    call: ServerCall,
     frame: Uint8Array,
     offset: number,
     end: number,
     transient: boolean,
   ): void {
-    const call = this.calls.get(id);
-    if (call === undefined) {
-      this.checkStarted(id, "MESSAGE");
-      return;
-    }
     if (call.finished) return;
     if (call.single !== undefined) {
       call.single.count++;
       if (call.single.count > 1) {
-        this.finish(
+        this.end(
           call,
           Code.InvalidArgument,
           `${call.bound.kind} call got more than one request message`,
@@ -313,10 +286,8 @@ export class ServerSession {
     const inbound = call.inbound;
     // No stream and no single request pending: the client's END came already (§5.10).
     if (inbound === undefined || call.halfClosed)
-      throw protocolError(`MESSAGE on call ${id} after its END`);
-    if (!(call.inCredit as InboundCredit).onReceived(end - offset)) {
-      throw protocolError(`call ${id}: peer sent past its credit`);
-    }
+      throw protocolError(`MESSAGE on call ${call.id} after its END`);
+    if (!(call.inCredit as InboundCredit).onReceived(end - offset)) throw this.pastCredit(call.id);
     const input = this.decodeRequestMessage(call, frame, offset, end, transient);
     if (input !== NOTHING) inbound.push(input);
   }
@@ -338,7 +309,7 @@ export class ServerSession {
       return;
     }
     if (single.count !== 1) {
-      this.finish(
+      this.end(
         call,
         Code.InvalidArgument,
         `${call.bound.kind} call got ${single.count} request messages`,
@@ -350,14 +321,20 @@ export class ServerSession {
     else this.runStreaming(call, single.value);
   }
 
-  /**
-   * A frame for an id that is not active: ignored when a REQUEST started it (the call ended;
-   * the peer sent before it knew), a violation when no REQUEST ever did.
-   */
-  private checkStarted(id: number, what: string): void {
+  /** A REQUEST started every id from 1 to lastId. */
+  protected override checkStarted(id: number, what: string): void {
     if (id > this.lastId || id === 0) {
       throw protocolError(`${what} for call id ${id}, which no REQUEST started`);
     }
+  }
+
+  protected override inboundCodec(call: ServerCall): MessageCodec<unknown> {
+    return call.bound.input;
+  }
+
+  /** After the client's END (§5.10), a MESSAGE of the call is a violation. */
+  protected override receiving(call: ServerCall): boolean {
+    return !call.halfClosed;
   }
 
   private decodeRequestMessage(
@@ -381,7 +358,7 @@ export class ServerSession {
       const e = NearwireError.from(err, Code.InvalidArgument);
       const trailers: Metadata = { [CODEC_TRAILER]: call.bound.codec };
       if (e.reason !== undefined) trailers[REASON_TRAILER] = e.reason;
-      this.finish(call, e.code, e.message, trailers);
+      this.end(call, e.code, e.message, trailers);
       return NOTHING;
     }
   }
@@ -431,7 +408,7 @@ export class ServerSession {
         return false;
       },
       drained: () => this.channel.drained(),
-      finished: () => this.finish(call, Code.OK, ""),
+      finished: () => this.end(call, Code.OK, ""),
       failed: (err) => this.fail(call, err),
     }).start();
   }
@@ -456,40 +433,42 @@ export class ServerSession {
       this.fail(call, err);
       return;
     }
-    call.finished = true;
-    this.drop(call, Code.OK, "");
+    this.end(call, Code.OK, "", NO_STATUS);
   }
 
+  /** Ends `call` with the STATUS of what its handler threw. */
   private fail(call: ServerCall, err: unknown): void {
     if (call.finished) return;
     const e = NearwireError.from(err, Code.Unknown);
     const md = e.reason === undefined ? e.metadata : { ...e.metadata, [REASON_TRAILER]: e.reason };
-    this.finish(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, md);
+    this.end(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, md);
   }
 
-  /** The one place a call ends on the server: sends its final STATUS (once) and forgets it. */
-  private finish(
+  /**
+   * The one place a call ends on the server, whatever ends it (reply, handler error, deadline,
+   * bad request message, CANCEL, shutdown, lost connection); later ends do nothing. Sends its
+   * STATUS with `trailers` after the handler's own, unless `NO_STATUS` (the reply carried it, the
+   * client cancelled, the connection is gone); unless OK, aborts the call with `shared` (one
+   * error for many calls) or a new error of `code` and `message`; forgets it.
+   */
+  private end(
     call: ServerCall,
     code: Code,
     message: string,
-    trailers?: Metadata,
+    trailers?: Metadata | typeof NO_STATUS,
     shared?: NearwireError,
   ): void {
-    if (!call.finished) {
-      call.finished = true;
+    if (call.finished) return;
+    call.finished = true;
+    if (trailers !== NO_STATUS) {
       let md = call.trailersIfAny;
       if (trailers !== undefined && Object.keys(trailers).length > 0) md = { ...md, ...trailers };
       this.sendStatus(call.id, code, message, md);
     }
-    this.drop(call, code, message, shared);
-  }
-
-  /** Forgets `call`; unless OK, aborts it with `shared` (or a new error of `code`/`message`). */
-  private drop(call: ServerCall, code: Code, message: string, shared?: NearwireError): void {
     if (code !== Code.OK) call.abort(shared ?? new NearwireError(code, message));
     else call.deadlineTimer?.clear();
-    if (!this.calls.remove(call)) return;
-    this.host.callsChanged();
+    // A closed session tells its host once, in onClose, not once per call.
+    if (this.calls.remove(call) && !this.closed) this.host.callsChanged();
   }
 
   /** Sends a STATUS without a message; when it does not fit the channel, says why instead. */
@@ -527,12 +506,10 @@ export class ServerSession {
     if (this.idleTimer !== undefined) clearInterval(this.idleTimer);
     const reason = error?.message ?? "connection closed";
     if (this.calls.size > 0) {
-      const shared = new NearwireError(Code.Unavailable, `connection lost: ${reason}`);
-      for (const call of this.calls.snapshot()) {
-        call.finished = true;
-        call.abort(shared);
-      }
-      this.calls.clear();
+      const message = `connection lost: ${reason}`;
+      const shared = new NearwireError(Code.Unavailable, message);
+      for (const call of this.calls.snapshot())
+        this.end(call, Code.Unavailable, message, NO_STATUS, shared);
     }
     this.host.sessionClosed(this);
   }
@@ -546,19 +523,8 @@ function readDeadline(call: ServerCall): number {
 
 const NOTHING: unique symbol = Symbol("nothing");
 
+/** The trailers `end` takes for a call whose STATUS is not to be sent. */
+const NO_STATUS: unique symbol = Symbol("no status");
+
 /** Trailers of a STATUS sent because the server is closing. */
 const SERVER_CLOSING: Metadata = { [REASON_TRAILER]: "server-closing" };
-
-/** A frame type a server never accepts (PROTOCOL.md §5.7). */
-function unknownType(type: number): NearwireError {
-  return protocolError(
-    type === FrameType.Batch
-      ? "BATCH (0x16) on a server connection whose HELLO did not announce BATCH (PROTOCOL.md §4.1)"
-      : `unexpected frame type 0x${type.toString(16)} on a server connection`,
-    "unknown-frame-type",
-  );
-}
-
-function protocolError(message: string, reason: ErrorReason = "protocol-violation"): NearwireError {
-  return new NearwireError(Code.Internal, message, { reason });
-}

@@ -133,15 +133,15 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
     }
   }
 
-  /** Sends one request with END_STREAM (unary, server streaming) once the stream opens. */
-  startUnary(request: unknown): void {
-    this.#request = request;
-    this.#site.schedule(this);
-  }
-
-  /** Streams `requests` (client streaming, bidi) once the stream opens. */
-  startStreaming(requests: AsyncIterable<unknown> | Iterable<unknown>): void {
-    this.#requests = requests;
+  /**
+   * Sends `input` once the stream opens: by the method's kind, the one request with END_STREAM
+   * (unary, server streaming) or the request stream (client streaming, bidi).
+   */
+  start(input: unknown): void {
+    const kind = this.#bound.kind;
+    if (kind === "client_streaming" || kind === "bidi_streaming")
+      this.#requests = input as AsyncIterable<unknown> | Iterable<unknown>;
+    else this.#request = input;
     this.#site.schedule(this);
   }
 

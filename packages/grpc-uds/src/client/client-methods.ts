@@ -16,9 +16,12 @@ import { type CallSite, ClientCall } from "./client-call.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: one record of four call signatures.
 type AnyMethod = (...args: any[]) => any;
-type Source = AsyncIterable<unknown> | Iterable<unknown>;
 
-/** Builds the typed client of `service`: one function per method, bound once. */
+/**
+ * Builds the typed client of `service`: one function per method, bound once. Each takes its
+ * input (a request, or a request stream for client streaming and bidi) and the call options;
+ * the methods answered with one message return a promise, the others a stream.
+ */
 export function bindClient(
   site: CallSite,
   service: ServiceDefinition,
@@ -27,24 +30,10 @@ export function bindClient(
   const client: Record<string, AnyMethod> = {};
   // Paths and message codecs come from core's bindService, as on every transport.
   for (const bound of bindService(service, codec)) {
-    switch (bound.kind) {
-      case "unary":
-        client[bound.name] = (request: unknown, options?: CallOptions) =>
-          unaryCall(site, bound, request, options);
-        break;
-      case "server_streaming":
-        client[bound.name] = (request: unknown, options?: CallOptions) =>
-          streamCall(site, bound, options, (call) => call.startUnary(request));
-        break;
-      case "client_streaming":
-        client[bound.name] = (requests: Source, options?: CallOptions) =>
-          clientStreamCall(site, bound, requests, options);
-        break;
-      case "bidi_streaming":
-        client[bound.name] = (requests: Source, options?: CallOptions) =>
-          streamCall(site, bound, options, (call) => call.startStreaming(requests));
-        break;
-    }
+    const streamsResponses = bound.kind === "server_streaming" || bound.kind === "bidi_streaming";
+    client[bound.name] = streamsResponses
+      ? (input: unknown, options?: CallOptions) => streamCall(site, bound, input, options)
+      : (input: unknown, options?: CallOptions) => oneCall(site, bound, input, options);
   }
   return client;
 }
@@ -65,27 +54,16 @@ function precheck(site: CallSite, options: CallOptions | undefined): void {
   if (timeoutMs !== undefined && !(timeoutMs > 0)) throw timeoutError(timeoutMs);
 }
 
-function unaryCall(
+/** A call answered with one message (unary, client streaming). */
+function oneCall(
   site: CallSite,
   bound: BoundMethod,
-  request: unknown,
+  input: unknown,
   options: CallOptions | undefined,
 ): Promise<unknown> {
   return new Promise((resolve, reject) => {
     precheck(site, options);
-    new ClientCall(site, bound, options, { kind: "one", resolve, reject }).startUnary(request);
-  });
-}
-
-function clientStreamCall(
-  site: CallSite,
-  bound: BoundMethod,
-  requests: Source,
-  options: CallOptions | undefined,
-): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    precheck(site, options);
-    new ClientCall(site, bound, options, { kind: "one", resolve, reject }).startStreaming(requests);
+    new ClientCall(site, bound, options, { kind: "one", resolve, reject }).start(input);
   });
 }
 
@@ -93,11 +71,11 @@ function clientStreamCall(
 async function* streamCall(
   site: CallSite,
   bound: BoundMethod,
+  input: unknown,
   options: CallOptions | undefined,
-  start: (call: ClientCall) => void,
 ): AsyncGenerator<unknown, void, undefined> {
   precheck(site, options);
   const inbound = new InboundStream<unknown>();
-  start(new ClientCall(site, bound, options, { kind: "stream", inbound }));
+  new ClientCall(site, bound, options, { kind: "stream", inbound }).start(input);
   yield* inbound;
 }

@@ -4,6 +4,7 @@
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 import { Code, NearwireError } from "@nearwire/core";
+import { messageOf } from "@nearwire/core/transport-kit";
 
 /** The encodings this side takes, for `grpc-accept-encoding`. */
 export const ACCEPT_ENCODING = "identity,gzip";
@@ -48,11 +49,9 @@ export function decompress(
           reason: "message-too-large",
         },
       );
-    throw new NearwireError(
-      Code.Internal,
-      `${what} is not valid gzip: ${(cause as Error).message}`,
-      { cause },
-    );
+    throw new NearwireError(Code.Internal, `${what} is not valid gzip: ${messageOf(cause)}`, {
+      cause,
+    });
   }
 }
 

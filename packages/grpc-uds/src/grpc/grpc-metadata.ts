@@ -5,13 +5,13 @@
  * text on the nearwire side too.
  */
 import { Code, type Metadata, NearwireError } from "@nearwire/core";
-import { envelope } from "@nearwire/core/protocol";
+import { REASON_TRAILER as ENGINE_REASON_TRAILER } from "@nearwire/core/protocol";
 
 /**
  * The trailer that carries a NearwireError's `reason` across gRPC (PROTOCOL.md §5.6, the same
  * key as on the engine's STATUS). The server adds it to every error status it sends.
  */
-export const REASON_TRAILER = envelope.REASON_TRAILER;
+export const REASON_TRAILER = ENGINE_REASON_TRAILER;
 
 /**
  * `grpc-status-details-bin`: the one reserved key that is metadata — a `google.rpc.Status`

@@ -10,6 +10,7 @@
  * RFC calls a connection error ends the connection with GOAWAY; a stream error resets only that
  * stream.
  */
+import { messageOf } from "@nearwire/core/transport-kit";
 import {
   CLIENT_PREFACE,
   DEFAULT_WINDOW_BYTES,
@@ -540,7 +541,7 @@ export class Http2Session {
       this.destroy(new Http2Error(H2Code.COMPRESSION_ERROR, err.message));
       return;
     }
-    this.destroy(new Http2Error(H2Code.INTERNAL_ERROR, String((err as Error)?.message ?? err)));
+    this.destroy(new Http2Error(H2Code.INTERNAL_ERROR, messageOf(err)));
   }
 
   #frame(
@@ -792,7 +793,7 @@ export class Http2Session {
       try {
         checkFieldList(fields, "request", streamId);
       } catch (err) {
-        this.#streamError(streamId, H2Code.PROTOCOL_ERROR, (err as Error).message);
+        this.#streamError(streamId, H2Code.PROTOCOL_ERROR, messageOf(err));
         return;
       }
       this.#events.onStream?.(opened, fields, endStream);
@@ -829,7 +830,7 @@ export class Http2Session {
     try {
       checkFieldList(fields, kind, streamId);
     } catch (err) {
-      this.#streamError(streamId, H2Code.PROTOCOL_ERROR, (err as Error).message);
+      this.#streamError(streamId, H2Code.PROTOCOL_ERROR, messageOf(err));
       return;
     }
     stream.headersReceived = true;

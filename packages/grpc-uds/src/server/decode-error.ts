@@ -1,6 +1,6 @@
 /** decodeError: a request the server's codec refused, as the status every transport sends. */
 import { Code, NearwireError } from "@nearwire/core";
-import { envelope } from "@nearwire/core/protocol";
+import { CODEC_TRAILER } from "@nearwire/core/protocol";
 import { messageOf } from "@nearwire/core/transport-kit";
 
 /**
@@ -19,6 +19,6 @@ export function decodeError(err: unknown, codec: string): NearwireError {
   return new NearwireError(e.code, e.message, {
     cause: e.cause ?? err,
     reason: e.reason ?? "decode-failed",
-    metadata: { ...e.metadata, [envelope.CODEC_TRAILER]: codec },
+    metadata: { ...e.metadata, [CODEC_TRAILER]: codec },
   });
 }

@@ -8,6 +8,7 @@ import {
   NearwireError,
   type ServiceDefinition,
 } from "@nearwire/core";
+import { messageOf } from "@nearwire/core/transport-kit";
 import {
   healthFileDescriptor,
   reflectionV1alphaFileDescriptor,
@@ -65,7 +66,7 @@ export function reflectionServices(
       index = new DescriptorIndex(descriptorsOf(services));
     } catch (cause) {
       // A codec's own schema that does not decode is the server's fault, not the caller's.
-      throw new NearwireError(Code.Internal, `reflection: ${(cause as Error).message}`, { cause });
+      throw new NearwireError(Code.Internal, `reflection: ${messageOf(cause)}`, { cause });
     }
     return index;
   }

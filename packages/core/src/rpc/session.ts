@@ -1,0 +1,125 @@
+/**
+ * What the client and the server session share: the channel and its writer, the open calls by
+ * id, and the two frames both sides take alike, a BATCH of a call's messages and a CREDIT for
+ * its stream (PROTOCOL.md §5.2, §5.4).
+ */
+import type { Channel } from "../channel.js";
+import { Code } from "../code.js";
+import type { MessageCodec } from "../codec.js";
+import { FrameType } from "../frame-type.js";
+import { type ErrorReason, NearwireError } from "../nearwire-error.js";
+import { CallTable } from "./call-table.js";
+import { checkBatch, decodeCredit, eachBatchMessage, readU32 } from "./envelope.js";
+import { EnvelopeWriter } from "./envelope-writer.js";
+import { type InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
+import type { OutboundCredit } from "./outbound-credit.js";
+
+/** What the shared frame handling reads of a call, on either side. */
+export interface SessionCall {
+  readonly id: number;
+  /** Flow control of the messages this side receives on the call; streamed ones only. */
+  inCredit: InboundCredit | undefined;
+  /** Credit for the messages this side sends on the call; streamed ones only. */
+  credit: OutboundCredit | undefined;
+}
+
+/** One side of the RPC engine over one channel; `C` is its kind of call. */
+export abstract class Session<C extends SessionCall> {
+  /** Calls with something pending, by id. */
+  readonly calls = new CallTable<C>();
+  protected readonly writer: EnvelopeWriter;
+  /** How far a stream's receive window may grow on this channel. */
+  protected readonly windowLimits: WindowLimits;
+
+  constructor(
+    readonly channel: Channel,
+    maxMessageBytes: number,
+    /** Which end of the connection this is, as its protocol errors say. */
+    private readonly side: "client" | "server",
+  ) {
+    this.writer = new EnvelopeWriter(channel, maxMessageBytes);
+    this.windowLimits = windowLimits(channel.inboundCapacityBytes);
+  }
+
+  /** A message this side receives on `call`: `frame[offset … end)`, valid only during the callback if `transient`. */
+  protected abstract onMessage(
+    call: C,
+    frame: Uint8Array,
+    offset: number,
+    end: number,
+    transient: boolean,
+  ): void;
+
+  /**
+   * A frame for an id that is not active: ignored when that call was started (it ended; the
+   * peer sent before it knew), a violation when it never was.
+   */
+  protected abstract checkStarted(id: number, what: string): void;
+
+  /** The codec of the messages this side receives on `call` (requests or responses). */
+  protected abstract inboundCodec(call: C): MessageCodec<unknown>;
+
+  /**
+   * False once `call` takes no more messages: its BATCH is then not held to its credit, and
+   * onMessage refuses or drops each message as it would a MESSAGE's.
+   */
+  protected abstract receiving(call: C): boolean;
+
+  /**
+   * A BATCH (PROTOCOL.md §5.2): its layout and the call's credit are checked for the whole
+   * frame first, then each message is taken as a MESSAGE of the call would be. A ring's frame
+   * is copied once, when the codec keeps views of it, instead of once per message.
+   */
+  protected onBatch(p: Uint8Array): void {
+    if (this.channel.acceptsBatches !== true) throw this.unknownType(FrameType.Batch);
+    const count = checkBatch(p);
+    const id = readU32(p, 0);
+    const call = this.calls.get(id);
+    if (call === undefined) {
+      this.checkStarted(id, "BATCH");
+      return;
+    }
+    // A BATCH past the credit allowance is refused whole: none of its messages is delivered.
+    if (call.inCredit !== undefined && this.receiving(call) && !call.inCredit.allows(count))
+      throw this.pastCredit(id);
+    eachBatchMessage(
+      p,
+      this.channel.transientPayloads,
+      this.inboundCodec(call).decodesInPlace,
+      (frame, start, end, transient) => this.onMessage(call, frame, start, end, transient),
+    );
+  }
+
+  /** A CREDIT (PROTOCOL.md §5.4): the peer takes `credit` more messages of the call's stream. */
+  protected onCredit(p: Uint8Array): void {
+    const { callId, credit } = decodeCredit(p);
+    const call = this.calls.get(callId);
+    if (call !== undefined) call.credit?.grant(credit);
+    else this.checkStarted(callId, "CREDIT");
+  }
+
+  /** The peer sent call `id` more messages than it had credit for (PROTOCOL.md §5.4). */
+  protected pastCredit(id: number): NearwireError {
+    return protocolError(
+      `call ${id}: ${this.side === "server" ? "peer" : "server"} sent past its credit`,
+    );
+  }
+
+  /** A frame type this side never accepts (PROTOCOL.md §5.7). */
+  protected unknownType(type: number): NearwireError {
+    return protocolError(
+      type === FrameType.Batch
+        ? `BATCH (0x16) on a ${this.side} connection whose HELLO did not announce BATCH (PROTOCOL.md §4.1)`
+        : `unexpected frame type 0x${type.toString(16)} on a ${this.side} connection`,
+      "unknown-frame-type",
+    );
+  }
+}
+
+/** INTERNAL with `reason` (by default `protocol-violation`): the peer broke the protocol. */
+export function protocolError(
+  message: string,
+  reason: ErrorReason = "protocol-violation",
+): NearwireError {
+  return new NearwireError(Code.Internal, message, { reason });
+}
