@@ -13,7 +13,11 @@ const ITEMS = 25_000;
 const ITEM_BYTES = 4096;
 /** Largest lead a producer may build over a stalled consumer, in items (10 MiB here). */
 const MAX_AHEAD = 2_500;
-/** Largest server RSS growth while the consumer stalls, in bytes. */
+/**
+ * Largest RSS growth while the consumer stalls, in bytes, of the server and of the client (the
+ * test process): 100 MiB of items would be buffered somewhere if either side read on without
+ * bound.
+ */
 const MAX_RSS_GROWTH = 64 * 1024 * 1024;
 
 /**
@@ -47,7 +51,7 @@ export function backpressureSuite(h: SuiteHarness): void {
 
     h.test(
       S,
-      "server stream: a stalled reader bounds the producer; resuming delivers all, in order",
+      "server stream: a stalled reader bounds the producer and its own memory; resuming delivers all, in order",
       async () => {
         await s.c.client
           .count(countRequest("", 100, ITEM_BYTES))
@@ -55,6 +59,7 @@ export function backpressureSuite(h: SuiteHarness): void {
           .next();
         const tag = newTag("bp-server");
         const before = await s.c.client.stats({ tag });
+        const clientBefore = process.memoryUsage.rss();
         const it = s.c.client.produce(countRequest(tag, ITEMS, ITEM_BYTES))[Symbol.asyncIterator]();
         let consumed = 0;
         for (; consumed < 10; consumed++) {
@@ -76,6 +81,13 @@ export function backpressureSuite(h: SuiteHarness): void {
         assert.ok(
           growth <= MAX_RSS_GROWTH,
           `server RSS grew ${growth >> 20} MiB during the stall; bound ${MAX_RSS_GROWTH >> 20} MiB`,
+        );
+        // The client does not read on without bound either: it grants credit only as its
+        // reader takes messages, so what arrives while it stalls is the window, not the stream.
+        const clientGrowth = process.memoryUsage.rss() - clientBefore;
+        assert.ok(
+          clientGrowth <= MAX_RSS_GROWTH,
+          `client RSS grew ${clientGrowth >> 20} MiB during the stall; bound ${MAX_RSS_GROWTH >> 20} MiB`,
         );
         for (;;) {
           const r = await it.next();
