@@ -15,6 +15,7 @@ export type ErrorReason =
   | "version-mismatch"
   | "protocol-violation"
   | "peer-closed"
+  | "closed"
   | "address-in-use"
   | "path-too-long"
   | "decode-failed"
@@ -45,6 +46,7 @@ const ERROR_REASONS: Record<ErrorReason, true> = {
   "version-mismatch": true,
   "protocol-violation": true,
   "peer-closed": true,
+  closed: true,
   "address-in-use": true,
   "path-too-long": true,
   "decode-failed": true,

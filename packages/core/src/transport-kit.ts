@@ -14,7 +14,8 @@
  *   `messageOf(thrown)`: the message of anything thrown (an Error's, or its string form).
  * - `bindService`, `bindHandlers`, `BoundMethod`, `ServedMethod`: a service definition bound to a
  *   codec (client side) and to handlers (server side).
- * - `timeoutError(timeoutMs)`: the DEADLINE_EXCEEDED error every client gives.
+ * - `timeoutError(timeoutMs)`: the DEADLINE_EXCEEDED error every client gives;
+ *   `closedByCaller()`: the CANCELLED `closed` error of a call on a connection its own side closed.
  * - `withServerCodec(error, codec)`: an error STATUS after the server's `nearwire-codec`
  *   trailer (codec mismatch named: reason `codec-mismatch`), as every client reports it.
  * - `memoryChannelPair(options)`: two connected in-process Channels (tests of channel code).
@@ -31,7 +32,7 @@ export { memoryChannelPair } from "./memory/memory-channel.js";
 export { isErrorReason, messageOf } from "./nearwire-error.js";
 export type { BoundMethod } from "./rpc/bound-method.js";
 export { bindHandlers, bindService } from "./rpc/bound-method.js";
-export { timeoutError } from "./rpc/client-session.js";
+export { closedByCaller, timeoutError } from "./rpc/client-session.js";
 export { DeadlineTimer } from "./rpc/deadline-timer.js";
 export { InboundStream } from "./rpc/inbound-stream.js";
 export type { ServedMethod } from "./rpc/method-table.js";

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { type ClientConnection, Code } from "@nearwire/core";
+import { closedByCaller } from "@nearwire/core/transport-kit";
 import { createConformanceHandlers } from "../conformance-handlers.js";
 import { conformanceService } from "../conformance-service.js";
 import type { SuiteHarness } from "../suite-harness.js";
@@ -101,7 +102,7 @@ export function lifecycleSuite(h: SuiteHarness): void {
 
     h.test(
       S,
-      "closing the client fails its in-flight calls UNAVAILABLE; the server sees the abort",
+      "closing the client fails its in-flight and later calls CANCELLED closed, the same text on every transport; the server sees the abort",
       async () => {
         const server = await h.startServer();
         const c = await h.connect(server.address);
@@ -114,16 +115,17 @@ export function lifecycleSuite(h: SuiteHarness): void {
             (await observer.client.stats({ tag })).tagStarted >= 1 ? true : undefined,
           );
           await h.disconnect(c);
-          await expectCode(
-            hangGuard(call, 5000, "the in-flight call"),
-            Code.Unavailable,
-            "in-flight call of a closed connection",
-          );
-          await expectCode(
-            c.client.echo({ id: 1, text: "x" }),
-            Code.Unavailable,
-            "a call on a closed connection",
-          );
+          // As grpc-go's "the client connection is closing": CANCELLED, which no retry policy
+          // retries, with a reason that tells it from a lost connection (UNAVAILABLE).
+          const expected = closedByCaller();
+          for (const [what, settled] of [
+            ["in-flight call of a closed connection", hangGuard(call, 5000, "the in-flight call")],
+            ["a call on a closed connection", c.client.echo({ id: 1, text: "x" })],
+          ] as const) {
+            const err = await expectCode(settled as Promise<unknown>, Code.Canceled, what);
+            assert.equal(err.reason, "closed", `${what}: reason`);
+            assert.equal(err.message, expected.message, `${what}: message`);
+          }
           await waitFor("the server to abort the handler", async () =>
             (await observer.client.stats({ tag })).tagAborted >= 1 ? true : undefined,
           );

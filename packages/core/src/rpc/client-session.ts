@@ -59,6 +59,8 @@ export class ClientSession extends Session<ClientCall> {
    */
   private nextId = 1;
   private closeError: NearwireError | undefined;
+  /** `close()` was called: calls fail with {@link closedByCaller}, not `peer-closed`. */
+  private closedByCaller = false;
   /** A violation this side detected: the error its calls fail with (not `peer-closed`). */
   private violation: NearwireError | undefined;
   readonly closed: Promise<Error | undefined>;
@@ -117,8 +119,9 @@ export class ClientSession extends Session<ClientCall> {
     return this.streamed(bound, options, requests, true);
   }
 
-  /** Fails every call with UNAVAILABLE and closes the channel. */
+  /** Fails every call with {@link closedByCaller} and closes the channel. */
   async close(): Promise<void> {
+    this.closedByCaller = true;
     await this.writer.close();
   }
 
@@ -155,7 +158,11 @@ export class ClientSession extends Session<ClientCall> {
     if (this.closeError !== undefined || this.channel.closed) {
       reject(
         this.closeError ??
-          new NearwireError(Code.Unavailable, "connection is closed", { reason: "peer-closed" }),
+          (this.closedByCaller
+            ? closedByCaller()
+            : new NearwireError(Code.Unavailable, "connection is closed", {
+                reason: "peer-closed",
+              })),
       );
       return undefined;
     }
@@ -451,10 +458,12 @@ export class ClientSession extends Session<ClientCall> {
     // A violation this side detected is what failed its calls, not the peer closing.
     this.closeError =
       this.violation ??
-      new NearwireError(Code.Unavailable, message, {
-        reason: "peer-closed",
-        ...(error ? { cause: error } : {}),
-      });
+      (this.closedByCaller && error === undefined
+        ? closedByCaller()
+        : new NearwireError(Code.Unavailable, message, {
+            reason: "peer-closed",
+            ...(error ? { cause: error } : {}),
+          }));
     for (const call of this.calls.snapshot()) this.settle(call, this.closeError);
     this.resolveClosed(error);
   }
@@ -486,6 +495,19 @@ type Requests = AsyncIterable<unknown> | Iterable<unknown>;
 
 /** The largest call id (u32); a connection that has used it starts no more calls. */
 const MAX_CALL_ID = 0xffffffff;
+
+/**
+ * What a call on a connection this side closed fails with, on every transport: CANCELLED
+ * reason `closed` (as grpc-go's "the client connection is closing"), not UNAVAILABLE, so that
+ * a retry policy does not retry it and a caller can tell it from a lost connection.
+ */
+export function closedByCaller(): NearwireError {
+  return new NearwireError(
+    Code.Canceled,
+    "this connection was closed by its own side (close()): connect again to make calls",
+    { reason: "closed" },
+  );
+}
 
 /**
  * Why a `timeoutMs` that is not above 0 fails the call at once (PROTOCOL.md §5.5, the same on

@@ -13,7 +13,7 @@ import {
   NearwireError,
   type ServiceDefinition,
 } from "@nearwire/core";
-import type { BoundMethod } from "@nearwire/core/transport-kit";
+import { type BoundMethod, closedByCaller } from "@nearwire/core/transport-kit";
 import { ACCEPT_ENCODING, type Encoding } from "../grpc/compression.js";
 import { BufferBudget, unfinishedMessageLimit } from "../grpc/message-reader.js";
 import { H2Code } from "../http2/frame.js";
@@ -215,7 +215,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
 
   #lost(session: Http2Session, error: Error | undefined): void {
     const lost = this.#closedByUs
-      ? new NearwireError(Code.Unavailable, "connection closed by the client")
+      ? closedByCaller()
       : new NearwireError(
           Code.Unavailable,
           `connection to the server was lost${error === undefined ? "" : `: ${error.message}`}`,
@@ -240,7 +240,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
   async close(): Promise<void> {
     this.#closedByUs = true;
     const session = this.session;
-    const error = new NearwireError(Code.Unavailable, "connection closed by the client");
+    const error = closedByCaller();
     this.lostError ??= error;
     if (session instanceof NearwireError) {
       for (const call of [...this.#calls]) call.abandon(error);
