@@ -73,6 +73,8 @@ function responseHeaders(contentType: string, encoding: Encoding): readonly stri
 export class ServerCall implements StreamListener, HandlerContext, MessageSink, DataFiller {
   readonly method: string;
   readonly deadline: number | undefined;
+  /** The call's timeout as the client sent it (`grpc-timeout`), ms. */
+  readonly #timeoutMs: number | undefined;
   readonly #host: CallHost;
   readonly #stream: H2Stream;
   readonly #served: ServedMethod;
@@ -119,6 +121,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
     host.gate.enter();
     host.calls.add(this);
     stream.listener = this;
+    this.#timeoutMs = timeoutMs;
     if (timeoutMs !== undefined) {
       this.deadline = Date.now() + timeoutMs;
       this.#timer = new DeadlineTimer(Math.min(Math.ceil(timeoutMs), 0xffffffff), () =>
@@ -469,13 +472,21 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   #expire(): void {
     this.#timer = undefined;
     if (this.#finished) return;
-    this.finish(new NearwireError(Code.DeadlineExceeded, `deadline of ${this.method} exceeded`));
+    this.finish(this.#deadlineError());
+  }
+
+  /** DEADLINE_EXCEEDED in the words every transport's server uses. */
+  #deadlineError(): NearwireError {
+    return new NearwireError(
+      Code.DeadlineExceeded,
+      `deadline of ${Math.ceil(this.#timeoutMs ?? 0)} ms exceeded`,
+    );
   }
 
   /** The error a cancelled call's handler sees: DEADLINE_EXCEEDED past the deadline, else CANCELLED. */
   #cancelError(): NearwireError {
     if (this.deadline !== undefined && Date.now() >= this.deadline)
-      return new NearwireError(Code.DeadlineExceeded, `deadline of ${this.method} exceeded`);
+      return this.#deadlineError();
     return new NearwireError(Code.Canceled, `${this.method} cancelled by the client`);
   }
 }
