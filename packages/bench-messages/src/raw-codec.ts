@@ -42,7 +42,7 @@ const OUT_OF_ROOM = new OutOfRoom("out of room");
 /**
  * Points a writer or reader at `bytes`. Called only when `bytes` is another array than the last
  * (encoding into the same send buffer or ring, or decoding from the same slab, skips it): the
- * `buffer` getter costs ~25 ns on a typed array over an external buffer (a shared mapping), and
+ * `buffer` getter is slow on a typed array over an external buffer (a shared mapping), and
  * the DataView is made again only when the ArrayBuffer changed.
  */
 function retarget(
@@ -213,7 +213,7 @@ class RawReader {
    * The next length-prefixed bytes: a view of the input, no copy. The view is made from the
    * input's ArrayBuffer, read once per input: the messages of a BATCH frame are decoded from one
    * input, and `subarray`, which reads `buffer` again on every call, costs about twice as much
-   * (32 against 19 ns a view here).
+   * (the codec bench, `pnpm --filter @nearwire/bench-messages bench`, shows it).
    */
   bin(): Uint8Array {
     const n = this.u32();
@@ -273,7 +273,7 @@ interface Layout<T> {
    * Optional: `encodeIntoRange` for this layout written out in one function, the same bytes as
    * `write` (the writer `w` only lends its DataView of `dest`). For a layout on the hot path of
    * a stream: `write`'s calls of the writer's methods are not inlined there, and cost a 64-byte
-   * Chunk 62 ns against 32 ns written out.
+   * Chunk about twice what the written-out function does.
    */
   encodeRange?(w: RawWriter, value: T, dest: Uint8Array, start: number, end: number): number;
 }

@@ -135,13 +135,10 @@ const native = nearwireNative ?? nodeRsNative;
 
 /**
  * Inputs of at least this many bytes go to the hardware backend when one is loaded; shorter ones
- * use the slice-by-8 table loop (~1.1 ns/byte). The crossover depends on the backend's call cost,
- * measured on the 2-core x86-64 dev box (Node 20, median ns/call, portable vs addon):
- * - `@nearwire/crc32c-native` (~62 ns per call): 48 B 56 vs 64, 64 B 72 vs 66, 96 B 105 vs 70,
- *   64 KiB 84,000 vs 3,600 → 64.
- * - `@node-rs/crc32` (~103 ns per call): 96 B 105 vs 116, 128 B 151 vs 135, 64 KiB 84,000 vs
- *   12,100 → 128.
- * `node --import tsx packages/frame/bench/crc-threshold.ts` reproduces the measurement.
+ * use the slice-by-8 table loop, which has no call cost. The crossover is where the backend's
+ * fixed call cost is paid back: lower for `@nearwire/crc32c-native` (64 B) than for
+ * `@node-rs/crc32` (128 B). `node --import tsx packages/frame/bench/crc-threshold.ts` measures
+ * both on the machine at hand.
  */
 export const CRC32C_NATIVE_MIN_BYTES: number = nearwireNative !== undefined ? 64 : 128;
 

@@ -155,9 +155,9 @@ export class FrameDecoder {
     const n = chunk.length;
     let pos = 0;
     // The chunk's ArrayBuffer and offset, read once per chunk at its first whole frame: a
-    // payload view made from them is a plain Uint8Array (~18 ns), where `subarray` of a socket's
-    // Buffer builds another Buffer through the species constructor (~50 ns), and every reader
-    // of the payload then sees one kind of array.
+    // payload view made from them is a plain Uint8Array, where `subarray` of a socket's Buffer
+    // builds another Buffer through the slower species constructor, and every reader of the
+    // payload then sees one kind of array.
     let buffer: ArrayBufferLike | undefined;
     let base = 0;
     while (pos < n) {

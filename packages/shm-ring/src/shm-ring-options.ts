@@ -26,9 +26,8 @@ export interface ShmRingOptions extends PeerAuthorizationOptions, RingOptions {
   /**
    * Handshake time limit, ms. Default 2000 + ringBytes / 256 KiB (2 s plus 4 ms per MiB of
    * ring: 2,016 ms for 4 MiB rings). A local handshake takes milliseconds plus committing the
-   * segment (measured about 1.7 s per GiB of segment, both sides, on a loaded 2-core host);
-   * the limit is also how long a peer that stalls holds a pending-handshake slot, so it is
-   * short (it was 5 s).
+   * segment, which grows with its size, hence the per-MiB term; the limit is also how long a
+   * peer that stalls holds a pending-handshake slot, so it is short.
    */
   handshakeTimeoutMs?: number;
   /**

@@ -146,9 +146,9 @@ export function decodeChecked(
 
 /**
  * Up to this many bytes a copy is `slice()`: V8 keeps a typed array this small on its heap
- * (`typed_array_max_size_in_heap`), one allocation, faster than a slab view and its `set`
- * (103–131 ns against 180–230 ns for 16–64 B here); above it `slice()` allocates off-heap
- * (1–2 µs), so larger copies come from the slab.
+ * (`typed_array_max_size_in_heap`), one allocation, faster than a slab view and its `set`;
+ * above it `slice()` allocates off-heap, which costs far more, so larger copies come from the
+ * slab.
  */
 const ON_HEAP_COPY_MAX_BYTES = 64;
 /** Copies up to this many bytes into the shared slab; larger messages get their own buffer. */

@@ -11,8 +11,8 @@ export const MAX_WINDOW_MESSAGES = 4096;
  * Most messages a receiver grants ahead on one call over a channel that states its inbound
  * capacity (`Channel.inboundCapacityBytes`: a shared-memory or worker ring). A ring holds the
  * whole window, so a larger window costs no kernel or user-space queueing there; over a socket a
- * window past its buffers makes the sender wait on drain instead (stream:uds/raw/64B 2.17 M msgs/s
- * at 4,096 against 1.68 M at 16,384, one run each, `--warmup 2s --duration 1s`).
+ * window past its buffers makes the sender wait on drain instead (`stream:uds/raw/64B` in the
+ * bench is slower at 16,384 than at 4,096).
  */
 export const MAX_RING_WINDOW_MESSAGES = 16384;
 
@@ -22,9 +22,8 @@ export const WINDOW_BYTES = 1024 * 1024;
 /**
  * Credit goes back each time this fraction (1/n) of the window has been consumed: a half, the
  * cadence PROTOCOL.md §5.4 gives for the reference receiver (the interop peer checks it). A
- * quarter was measured: before the ring window, stream:shm-ring-spin/raw/64B 2.05–2.27 M →
- * 2.27–2.40 M msgs/s and uds unchanged (3 interleaved rounds); with a ring-sized window the
- * ring gains as much without it (2.11–2.16 M → 2.62–2.66 M at half), so the cadence stays.
+ * quarter helped the ring only while its window was small; with a ring-sized window the ring
+ * gains as much at half, so the cadence stays.
  */
 export const GRANT_PARTS = 2;
 
@@ -59,9 +58,8 @@ export function windowLimits(capacityBytes: number | undefined): WindowLimits {
  * messages get 16,384 (1 MiB ÷ 64 B; the bench's raw Chunk of 64 data bytes, 72 B encoded,
  * gets 1 MiB ÷ 72 B = 14,563). Credit is returned each time half the window has been
  * consumed ({@link GRANT_PARTS}). The window must cover the peer's wake-up: a sender that
- * ran out of credit sleeps until the CREDIT frame wakes it (tens of µs on a VM), and a
- * 256-message window of 64-byte messages (the cap before) was consumed faster than that, so both
- * sides idled half the time (stream:uds/bytes/64B 506 k msgs/s at 256, 675 k at 4,096).
+ * ran out of credit sleeps until the CREDIT frame wakes it, and a window of small messages that
+ * is consumed faster than that leaves both sides idle half the time.
  */
 export class InboundCredit {
   constructor(private readonly limits: WindowLimits = DEFAULT_WINDOW) {}
