@@ -218,6 +218,7 @@ export class RingReader extends RingBase {
    * (`malformed-frame` / `unknown-frame-type`) on a corrupt record, among them a padding
    * record at ring offset 0; records delivered before it stay consumed.
    */
+  // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the read path of PROTOCOL.md §6.3 (records, padding, fragments) in one loop, the ring's hot path
   read(sink: RecordSink, max: number): number {
     let count = 0;
     const start = this.tail;

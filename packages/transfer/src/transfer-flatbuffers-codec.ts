@@ -102,6 +102,7 @@ function table(fields: Fields): FlatbuffersTable<unknown> {
     decode(bb: ByteBuffer): unknown {
       const pos = bb.readInt32(bb.position()) + bb.position();
       const out: Record<string, unknown> = {};
+      // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one branch per FlatBuffers field kind of the transfer schema
       fields.forEach(([name, kind], slot) => {
         const off = bb.__offset(pos, 4 + 2 * slot);
         switch (kind) {

@@ -18,6 +18,31 @@ import { deathOf } from "./worker-death.js";
 import type { WaitMode, WorkerChannelOptions, WorkerEndpoint } from "./worker-options.js";
 import { createWorkerSegment } from "./worker-segment.js";
 
+/**
+ * The frame limit a listener's `ready` states: `agreed` when it says none (it does not
+ * fragment), else its value, which must lie in [`agreed`, max(`agreed`, `asked`)]; INTERNAL
+ * `bad-preface` otherwise.
+ */
+function listenerFrameBytes(value: unknown, agreed: number, asked: number): number {
+  if (value === undefined) return agreed;
+  const most = Math.max(agreed, asked);
+  if (typeof value !== "number" || !Number.isInteger(value) || value < agreed || value > most) {
+    throw new NearwireError(
+      Code.Internal,
+      `listener maxFrameBytes ${String(value)} outside [${agreed}, ${most}]`,
+      { reason: "bad-preface" },
+    );
+  }
+  return value;
+}
+
+/** A listener's `error` answer as the error the connect fails with. */
+function refusal(m: ListenerAnswer): NearwireError {
+  const code = typeof m.code === "number" ? m.code : Code.Unknown;
+  const opts = typeof m.reason === "string" ? { reason: m.reason as never } : {};
+  return new NearwireError(code, m.message ?? "worker refused the connection", opts);
+}
+
 /** What a listener answers on the port of an offer. */
 interface ListenerAnswer {
   nearwire?: string;
@@ -207,42 +232,21 @@ export function createWorkerChannelProvider(options: WorkerChannelOptions): Chan
             }),
           );
         };
+        /** A listener's `ready`: the port, once its limits and features are taken. */
+        const ready = (m: ListenerAnswer, port: MessagePort): MessagePort | NearwireError => {
+          try {
+            agreed = listenerFrameBytes(m.maxFrameBytes, agreed, maxFrameBytes);
+            peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
+            return port;
+          } catch (err) {
+            return NearwireError.from(err, Code.Internal);
+          }
+        };
         const offer = (): void => {
           const { port1, port2 } = new MessageChannel();
           const onPortMessage = (m: ListenerAnswer): void => {
-            if (m?.nearwire === "ready") {
-              // A listener that does not say maxFrameBytes does not fragment.
-              const f = m.maxFrameBytes;
-              if (f !== undefined) {
-                if (
-                  typeof f !== "number" ||
-                  !Number.isInteger(f) ||
-                  f < agreed ||
-                  f > Math.max(agreed, maxFrameBytes)
-                ) {
-                  finish(
-                    new NearwireError(
-                      Code.Internal,
-                      `listener maxFrameBytes ${String(f)} outside [${agreed}, ${Math.max(agreed, maxFrameBytes)}]`,
-                      { reason: "bad-preface" },
-                    ),
-                  );
-                  return;
-                }
-                agreed = f;
-              }
-              try {
-                peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
-              } catch (err) {
-                finish(NearwireError.from(err, Code.Internal));
-                return;
-              }
-              finish(port1);
-            } else if (m?.nearwire === "error") {
-              const code = typeof m.code === "number" ? m.code : Code.Unknown;
-              const opts = typeof m.reason === "string" ? { reason: m.reason as never } : {};
-              finish(new NearwireError(code, m.message ?? "worker refused the connection", opts));
-            }
+            if (m?.nearwire === "ready") finish(ready(m, port1));
+            else if (m?.nearwire === "error") finish(refusal(m));
           };
           ports.push([port1, onPortMessage]);
           port1.on("message", onPortMessage);

@@ -24,6 +24,7 @@ const CONNECTION_SPECIFIC = new Set([
  * repeated, or after a regular field, a missing `:method`/`:scheme`/`:path` (request) or
  * `:status` (response), a connection-specific field, or `te` other than `trailers`.
  */
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one branch per rule of RFC 9113 §8.2–8.3, in the RFC's order
 export function checkFieldList(
   fields: readonly string[],
   kind: FieldListKind,

@@ -70,6 +70,7 @@ const DECODE_TABLE = new Uint32Array(256 * 16);
 /** `ACCEPT[state]` = 1 when ending in that state is valid: all bits since the last octet are 1s, at most 7. */
 const ACCEPT = new Uint8Array(256);
 
+// biome-ignore lint/complexity/noExcessiveCognitiveComplexity: builds the RFC 7541 Appendix B decoding table in one pass over the code
 function buildDecoder(): void {
   // children[node * 2 + bit]: an internal node id (>= 0), or -(symbol + 1) for a leaf; 0 = unset
   // (the root is never a child).

@@ -735,6 +735,7 @@ export class Http2Session {
       );
   }
 
+  // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: the RFC 9113 §8.1 checks of a complete header block, per stream state
   #headerBlockDone(
     streamId: number,
     flags: number,
@@ -873,6 +874,7 @@ export class Http2Session {
       );
   }
 
+  // biome-ignore lint/complexity/noExcessiveCognitiveComplexity: one branch per RFC 9113 §6.5.2 setting and its bounds
   #onSettings(flags: number, streamId: number, buf: Buffer, start: number, end: number): void {
     if (streamId !== 0) throw new Http2Error(H2Code.PROTOCOL_ERROR, "SETTINGS on a stream");
     if ((flags & FrameFlag.ACK) !== 0) {

@@ -485,8 +485,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
 
   /** The error a cancelled call's handler sees: DEADLINE_EXCEEDED past the deadline, else CANCELLED. */
   #cancelError(): NearwireError {
-    if (this.deadline !== undefined && Date.now() >= this.deadline)
-      return this.#deadlineError();
+    if (this.deadline !== undefined && Date.now() >= this.deadline) return this.#deadlineError();
     return new NearwireError(Code.Canceled, `${this.method} cancelled by the client`);
   }
 }
