@@ -14,6 +14,16 @@
 //               @nearwire/shm-ring`; that command, with the compiler back, compiles the shipped
 //               sources and shm-ring runs
 //
+//   root README the first example of the root README.md as a newcomer runs it, read from the
+//               README's fenced blocks (```sh install, ```ts <file>, ```sh run): `npm init -y`
+//               in an empty folder (a CommonJS project), the install lines with each
+//               @nearwire/<name> swapped for its tarball (the packages they pull in come from
+//               the tarballs too, through `overrides`; tsx comes from the registry), the file
+//               saved under the README's name, the two run lines as two processes; then the
+//               sentence after it ("Swap `createUdsTransport` for …"): the packages of its
+//               `npm install` lines installed together, and each swap made in the greeter and
+//               run the same way (on the first Node version only: it checks names)
+//
 // Both on the machine's Node 20 and on Node 24 (scripts/node24.mjs), side by side;
 // `--node20-only` skips Node 24. Everything lives in one temp dir, removed at the end.
 //
@@ -82,6 +92,12 @@ function sh(script, env) {
 const tarballs = join(tmp, "tarballs");
 const bare = join(tmp, "tarballs-no-prebuilds");
 
+/**
+ * The README's 1 s deadline is for a person at a terminal; the tests' deadline is generous (a
+ * loaded CI machine is slow, and speed is the benchmark's business, not this test's).
+ */
+const generousDeadline = (source) => source.replaceAll(/timeoutMs: \d+/g, "timeoutMs: 30_000");
+
 /** The greeter of packages/uds/README.md with its import swapped to `transport`. */
 function greeterSource(transport) {
   const readme = readFileSync(join(root, "packages/uds/README.md"), "utf8");
@@ -89,11 +105,7 @@ function greeterSource(transport) {
   assert.ok(block, "packages/uds/README.md has a ```ts greeter.ts block");
   const line = TRANSPORTS.uds;
   assert.ok(block.includes(line), `the greeter imports: ${line}`);
-  // The README's 1 s deadline is for a person at a terminal; the tests' deadline is generous (a
-  // loaded CI machine is slow, and speed is the benchmark's business, not this test's).
-  return block
-    .replace(line, TRANSPORTS[transport])
-    .replaceAll(/timeoutMs: \d+/g, "timeoutMs: 30_000");
+  return generousDeadline(block.replace(line, TRANSPORTS[transport]));
 }
 
 /** Writes the greeter for `transport` as ESM (`.mjs`) and CommonJS (`.cjs`) into `dir`. */
@@ -120,10 +132,16 @@ function writeGreeters(dir) {
  * server SIGTERM: the call must print "hello, Ada", the server must exit 0 by itself and leave
  * no socket file.
  */
-async function twoProcesses(p, file) {
-  const sock = join(p.dir, `${file}.sock`);
+function twoProcesses(p, file) {
+  return serveAndCall(p, [p.node, file, "serve"], [p.node, file, "call"], `${file}.sock`);
+}
+
+/** {@link twoProcesses} with the two command lines given (argv[0] is looked up on p's PATH). */
+async function serveAndCall(p, serveArgv, callArgv, sockName) {
+  const sock = join(p.dir, sockName);
+  const file = serveArgv.join(" ");
   const env = { ...p.env, GREETER_ADDRESS: sock };
-  const server = spawn(p.node, [file, "serve"], {
+  const server = spawn(serveArgv[0], serveArgv.slice(1), {
     cwd: p.dir,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -140,14 +158,14 @@ async function twoProcesses(p, file) {
     await new Promise((resolve, reject) => {
       server.stdout.on("data", (d) => String(d).includes("serving on") && resolve());
       exited.then(({ code, signal }) =>
-        reject(new Error(`${file} serve exited (${code ?? signal}): ${log}`)),
+        reject(new Error(`${file} exited (${code ?? signal}): ${log}`)),
       );
     });
-    const call = await run(p.node, [file, "call"], { cwd: p.dir, env });
+    const call = await run(callArgv[0], callArgv.slice(1), { cwd: p.dir, env });
     assert.equal(call.stdout.trim(), "hello, Ada", call.stderr);
     server.kill("SIGTERM");
     const { code, signal } = await exited;
-    assert.deepEqual({ code, signal }, { code: 0, signal: null }, `${file} serve: ${log}`);
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, `${file}: ${log}`);
     assert.equal(existsSync(sock), false, "the server removed its socket file");
   } finally {
     clearTimeout(kill);
@@ -155,11 +173,16 @@ async function twoProcesses(p, file) {
   }
 }
 
-/** A temp npm project for `node` (a binary path); `compiler: false` leaves only node, npm, sh. */
-async function project(name, node, { compiler }) {
+/**
+ * A temp npm project for `node` (a binary path); `compiler: false` leaves only node, npm, sh.
+ * `empty: true` leaves the folder empty (no package.json, no greeters): the PATH's own folder,
+ * which picks the Node version, sits beside it.
+ */
+async function project(name, node, { compiler, empty = false }) {
   const dir = join(tmp, name);
-  const bin = join(dir, ".bin");
-  mkdirSync(bin, { recursive: true });
+  const bin = join(tmp, `${name}.bin`);
+  mkdirSync(dir);
+  mkdirSync(bin);
   symlinkSync(node, join(bin, "node"));
   const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
   delete env.NODE_OPTIONS;
@@ -174,12 +197,13 @@ async function project(name, node, { compiler }) {
   // An addon compiled from source for this Node uses its own headers (Node 24's come with it).
   const prefix = dirname(dirname(node));
   if (existsSync(join(prefix, "include/node/node_api.h"))) env.npm_config_nodedir = prefix;
+  if (empty) return { dir, bin, node, env };
   writeFileSync(
     join(dir, "package.json"),
     `${JSON.stringify({ name: `consumer-${name}`, private: true }, null, 2)}\n`,
   );
   writeGreeters(dir);
-  return { dir, node, env };
+  return { dir, bin, node, env };
 }
 
 /** `npm install` of every tarball in `from`; checks each @nearwire package came from one. */
@@ -210,6 +234,88 @@ try {
 } catch (e) {
   console.log(JSON.stringify({ code: e.code, reason: e.reason, message: e.message }));
 }`;
+
+// ── the root README's first example ─────────────────────────────────────────────────────────────
+/**
+ * The root README's first example as its fenced blocks give it: the install command lines
+ * (```sh install, comments dropped), the file's name and source (the first ```ts <name>), the
+ * run command lines (```sh run: the one ending in `serve` and the call), and the swaps of the
+ * sentence after it: each `from` identifier, what replaces it (`to`, or `to()` when the README
+ * calls it) and the `npm install` line that brings it.
+ */
+function rootReadmeExample() {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const block = (info) => new RegExp(`\`\`\`${info}\n([\\s\\S]*?)\`\`\``).exec(readme);
+  const lines = (text) =>
+    text
+      .split("\n")
+      .map((l) => l.replace(/(^|\s)#.*$/, "").trim())
+      .filter(Boolean);
+  const install = block("sh install");
+  const file = block("ts (\\S+)");
+  const run = block("sh run");
+  assert.ok(install && file && run, "README.md has ```sh install, ```ts <file> and ```sh run");
+  const [, name, source] = file;
+  assert.ok(name && source);
+  assert.ok(readme.includes(`Save as \`${name}\``), `the README says to save it as ${name}`);
+  const runLines = lines(run[1] ?? "").map((l) => l.split(/\s+/));
+  const serve = runLines.find((argv) => argv.at(-1) === "serve");
+  const call = runLines.find((argv) => argv !== serve);
+  assert.ok(
+    serve && call && runLines.length === 2,
+    `two run lines, one ending in serve: ${run[1]}`,
+  );
+  assert.ok(serve.includes(name) && call.includes(name), `both run lines run ${name}`);
+  const paragraph = /\nSwap `[\s\S]*?\n\n/.exec(readme)?.[0] ?? "";
+  const swaps = [];
+  let from;
+  for (const m of paragraph.matchAll(/`(\w+)` for\s|`(\w+)(\(\))?`\s\(`(npm install [^`]+)`/g)) {
+    if (m[1]) from = m[1];
+    else swaps.push({ from, to: m[2], call: m[3] !== undefined, install: m[4] });
+  }
+  assert.ok(swaps.length >= 2 && swaps.every((w) => w.from), `the swap sentence: ${paragraph}`);
+  return { install: lines(install[1] ?? ""), name, source, serve, call, swaps };
+}
+
+/**
+ * `source` with one swap made: `from` leaves its import (an import left empty goes), `to` is
+ * imported from the package of the swap's install line, and every other `from` becomes `to`
+ * (`to()` when the README writes a call).
+ */
+function applySwap(source, { from, to, call, install }) {
+  const pkg = install.split(/\s+/).find((w) => w.startsWith("@nearwire/"));
+  assert.ok(pkg, `${install} names a package`);
+  let dropped = false;
+  const out = source.replace(/import \{([^}]*)\} from "([^"]+)";\n/g, (line, names, spec) => {
+    const all = names.split(",").map((n) => n.trim());
+    const kept = all.filter((n) => n && n !== from);
+    if (kept.length === all.filter(Boolean).length) return line;
+    dropped = true;
+    return kept.length > 0 ? `import { ${kept.join(", ")} } from "${spec}";\n` : "";
+  });
+  assert.ok(dropped, `the greeter imports ${from}`);
+  const used = out.replaceAll(new RegExp(`\\b${from}\\b`, "g"), call ? `${to}()` : to);
+  return `import { ${to} } from "${pkg}";\n${used}`;
+}
+
+/**
+ * An `npm install …` line of the README as argv, each `@nearwire/<name>` swapped for its
+ * tarball (a name with no tarball fails: the README names a package that is not published).
+ */
+function installArgv(line, tarballOf) {
+  const argv = line.split(/\s+/);
+  assert.deepEqual(argv.slice(0, 2), ["npm", "install"], line);
+  const swapped = argv.map((w) => {
+    if (!w.startsWith("@nearwire/")) return w;
+    const tarball = tarballOf.get(w);
+    assert.ok(tarball, `${line}: ${w} is a published package`);
+    return tarball;
+  });
+  return [...swapped, "--no-audit", "--no-fund", "--prefer-offline"];
+}
+
+/** Each packed package's name → its tarball (read from the tarball's own package.json). */
+const tarballOf = new Map();
 
 before(async () => {
   const started = performance.now();
@@ -245,6 +351,11 @@ before(async () => {
   );
   const names = readdirSync(tarballs);
   assert.equal(names.length, published.length, names.join(" "));
+  for (const name of names) {
+    const file = join(tarballs, name);
+    const manifest = await run("tar", ["xzOf", file, "package/package.json"]);
+    tarballOf.set(JSON.parse(manifest.stdout).name, file);
+  }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.log(`# packed ${names.length} packages (prepack: build, prebuilds) in ${seconds} s`);
   // The same tarballs, the addons' without prebuilds/ (what a platform with no prebuild sees).
@@ -311,6 +422,60 @@ describe("consumer", { concurrency: nodes.length }, () => {
         }
       });
 
+      describe("the root README's first example, as a newcomer runs it", () => {
+        const example = rootReadmeExample();
+        let p;
+        before(async () => {
+          p = await project(`readme-${tag}`, node, { compiler: true, empty: true });
+          await run("npm", ["init", "-y"], { cwd: p.dir, env: p.env });
+          // The packages the README's lines pull in come from the tarballs too (a package named
+          // by an install line is a direct dependency, which npm's overrides must not name).
+          const named = new Set(
+            [...example.install, ...example.swaps.map((w) => w.install)].flatMap((l) =>
+              l.split(/\s+/).filter((w) => w.startsWith("@nearwire/")),
+            ),
+          );
+          const manifestPath = join(p.dir, "package.json");
+          const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+          manifest.overrides = Object.fromEntries(
+            [...tarballOf].filter(([n]) => !named.has(n)).map(([n, f]) => [n, `file:${f}`]),
+          );
+          writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+          for (const line of example.install) {
+            const [npm, ...args] = installArgv(line, tarballOf);
+            await run(npm, args, { cwd: p.dir, env: p.env, timeout: 2 * STEP_MS });
+          }
+          writeFileSync(join(p.dir, example.name), generousDeadline(example.source));
+        });
+
+        it(`${example.name} as the README writes it, its two run lines`, () =>
+          serveAndCall(p, example.serve, example.call, "readme.sock"));
+
+        // The swaps check names (packages, exports), the same on every Node: once, on the first
+        // Node version, side by side, after one `npm install` of all their packages.
+        describe("each swap of the sentence after it", {
+          concurrency: true,
+          skip: node !== nodes[0] && "names only: checked once, on the first Node version",
+        }, () => {
+          before(async () => {
+            const [npm, ...args] = installArgv(
+              `npm install ${example.swaps.map((w) => w.install.slice("npm install ".length)).join(" ")}`,
+              tarballOf,
+            );
+            await run(npm, args, { cwd: p.dir, env: p.env, timeout: 2 * STEP_MS });
+          });
+
+          for (const swap of example.swaps) {
+            it(`${swap.from} → ${swap.to} (${swap.install})`, async () => {
+              const file = `${swap.to}-${example.name}`;
+              writeFileSync(join(p.dir, file), generousDeadline(applySwap(example.source, swap)));
+              const argv = (line) => line.map((w) => (w === example.name ? file : w));
+              await serveAndCall(p, argv(example.serve), argv(example.call), `${swap.to}.sock`);
+            });
+          }
+        });
+      });
+
       describe("no prebuild fits (addon tarballs without prebuilds/)", () => {
         let p;
         let installLog;
@@ -343,7 +508,7 @@ describe("consumer", { concurrency: nodes.length }, () => {
         });
 
         it("that npm rebuild, with a compiler, compiles shm-ring from the shipped sources", async () => {
-          const env = { ...p.env, PATH: `${join(p.dir, ".bin")}:${process.env.PATH}` };
+          const env = { ...p.env, PATH: `${p.bin}:${process.env.PATH}` };
           await run("npm", ["rebuild", "@nearwire/shm-ring"], {
             cwd: p.dir,
             env,

@@ -20,7 +20,22 @@ export interface ServiceDefinition<
   readonly methods: M;
 }
 
-/** Defines a service; the codec is chosen later, when it is served or a client is made. */
+/**
+ * Defines a service; the codec is chosen later, when it is served or a client is made.
+ *
+ * @example
+ * ```ts
+ * import { defineService, messageType, serverStreaming, unary } from "@nearwire/core";
+ *
+ * const Point = messageType<{ x: number; y: number }>("geo.Point");
+ * export const Geo = defineService("geo.Geo", {
+ *   nearest: unary(Point, Point), // called on the wire as /geo.Geo/nearest
+ *   walk: serverStreaming(Point, Point), // also clientStreaming, bidiStreaming
+ * });
+ * // Serve it: server.addService(Geo, { nearest, walk }, { codec: jsonCodec })
+ * // Call it:  connection.client(Geo, { codec: jsonCodec }).nearest({ x: 1, y: 2 })
+ * ```
+ */
 export function defineService<M extends Record<string, MethodDefinition>>(
   typeName: string,
   methods: M,

@@ -85,6 +85,28 @@ const HIGH_WATER_MARK_BYTES = 256 * 1024;
  * (`/package.Service/Method`) over HTTP/2 on a Unix socket or TCP, with nearwire's own HTTP/2
  * engine. The codec bound to each service is gRPC's serializer, so a stock gRPC client or
  * server in any language is the other side of a service that uses the protobuf codec.
+ *
+ * @example
+ * ```ts
+ * import { defineService, jsonCodec, messageType, unary } from "@nearwire/core";
+ * import { createGrpcTransport } from "@nearwire/grpc-uds";
+ *
+ * const Greeter = defineService("example.Greeter", {
+ *   say: unary(messageType<{ name: string }>("Hello"), messageType<{ text: string }>("Reply")),
+ * });
+ * const transport = createGrpcTransport({ address: "unix:/tmp/greeter.sock" });
+ *
+ * // A gRPC server: grpcurl or any gRPC client can call /example.Greeter/say ...
+ * const server = transport.createServer();
+ * const say = ({ name }: { name: string }) => ({ text: `hi ${name}` });
+ * server.addService(Greeter, { say }, { codec: jsonCodec });
+ * await server.listen();
+ *
+ * // ... and so can nearwire's own gRPC client.
+ * await using connection = await transport.connect();
+ * const greeter = connection.client(Greeter, { codec: jsonCodec });
+ * console.log((await greeter.say({ name: "Ada" }, { timeoutMs: 1000 })).text); // "hi Ada"
+ * ```
  */
 export function createGrpcTransport(options: GrpcTransportOptions): Transport {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;

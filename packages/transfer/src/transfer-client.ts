@@ -108,7 +108,25 @@ export interface TransferClient {
 
 const EMPTY = new Uint8Array(0);
 
-/** A transfer client over one connection. */
+/**
+ * A transfer client over one connection.
+ *
+ * @example
+ * ```ts
+ * import { createTransferClient, transferCodec } from "@nearwire/transfer";
+ * import { createUdsTransport } from "@nearwire/uds";
+ *
+ * // The server: addService(TransferService, createTransferHandlers({ root }), { codec })
+ * const transport = createUdsTransport({ address: "/tmp/nearwire-transfer.sock" });
+ * await using connection = await transport.connect();
+ * const client = createTransferClient({ connection, codec: transferCodec("msgpack") });
+ * const up = await client.upload("./big.iso", "images/big.iso", {
+ *   onProgress: (p) => console.log(`${p.transferredBytes} of ${p.totalBytes} B`),
+ * });
+ * await client.download("images/big.iso", "./copy.iso"); // a cut download resumes
+ * console.log(up.sha256);
+ * ```
+ */
 export function createTransferClient(options: TransferClientOptions): TransferClient {
   const rpc: Client<TransferServiceDefinition> = options.connection.client(TransferService, {
     codec: options.codec,

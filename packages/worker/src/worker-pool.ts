@@ -75,6 +75,21 @@ interface Slot {
  * only the calls it had (UNAVAILABLE `peer-closed`, the message naming the cause) and is
  * replaced after a backoff, up to `maxRestarts` per `restartWindowMs`. The pool listens for its
  * workers' `'error'` events, so none reaches the process as an unhandled error.
+ *
+ * @example
+ * ```ts
+ * import { jsonCodec } from "@nearwire/core";
+ * import { createWorkerPool } from "@nearwire/worker";
+ * import { Greeter } from "./greeter.js";
+ *
+ * // greeter-worker.js serves Greeter: createWorkerTransport({ port: parentPort }).createServer()
+ * await using pool = await createWorkerPool({
+ *   file: new URL("./greeter-worker.js", import.meta.url),
+ *   size: 4,
+ * });
+ * const greeter = pool.client(Greeter, { codec: jsonCodec }); // each call: the next worker
+ * const replies = await Promise.all(["Ada", "Grace"].map((name) => greeter.say({ name })));
+ * ```
  */
 export async function createWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
   const {
