@@ -523,3 +523,73 @@ describe("consumer", { concurrency: nodes.length }, () => {
     });
   }
 });
+
+// ── other runtimes ──────────────────────────────────────────────────────────────────────────────
+// What the root README claims for Bun and Deno (its "Runtimes and TLS"), from the same tarballs:
+// the greeter in two processes on every transport, and the worker README's pool. The runtimes
+// come from the npm registry as the `bun` and `deno` packages.
+const RUNTIMES = { bun: ["bun@1.4.5", []], deno: ["deno@2.9.6", ["run", "-A"]] };
+
+/** The worker README's three files (```ts worker / greeter / pool) as ESM `.mjs` in `dir`. */
+function writeWorkerPool(dir) {
+  const readme = readFileSync(join(root, "packages/worker/README.md"), "utf8");
+  for (const [tag, name] of [
+    ["worker", "greeter-worker"],
+    ["greeter", "greeter"],
+    ["pool", "pool"],
+  ]) {
+    const block = new RegExp("```ts " + tag + "\\n([\\s\\S]*?)```").exec(readme)?.[1];
+    assert.ok(block, `packages/worker/README.md has a \`\`\`ts ${tag} block`);
+    const esm = ts.transpileModule(block, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText;
+    writeFileSync(
+      join(dir, `${name}.mjs`),
+      esm
+        .replaceAll("./greeter-worker.js", "./greeter-worker.mjs")
+        .replaceAll("./greeter.js", "./greeter.mjs"),
+    );
+  }
+}
+
+describe("other runtimes: Bun and Deno, from the same tarballs", () => {
+  let p;
+  const bins = {};
+  before(async () => {
+    p = await project("runtimes", process.execPath, { compiler: true });
+    await npmInstall(p, tarballs);
+    await run(
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--no-save",
+        ...Object.values(RUNTIMES).map(([pkg]) => pkg),
+      ],
+      { cwd: p.dir, env: p.env, timeout: 3 * STEP_MS },
+    );
+    for (const name of Object.keys(RUNTIMES)) bins[name] = join(p.dir, "node_modules/.bin", name);
+    writeWorkerPool(p.dir);
+  });
+
+  for (const [name, [pkg, args]] of Object.entries(RUNTIMES)) {
+    describe(pkg, () => {
+      for (const transport of Object.keys(TRANSPORTS)) {
+        it(`${transport}: the README greeter, two processes`, () => {
+          const file = `greeter-${transport}.mjs`;
+          return serveAndCall(
+            p,
+            [bins[name], ...args, file, "serve"],
+            [bins[name], ...args, file, "call"],
+            `${name}-${transport}.sock`,
+          );
+        });
+      }
+      it("the worker README's pool", async () => {
+        const r = await run(bins[name], [...args, "pool.mjs"], { cwd: p.dir, env: p.env });
+        assert.equal(r.stdout.trim(), "hello, Ada; hello, Grace; hello, Edsger; hello, Barbara");
+      });
+    });
+  }
+});
