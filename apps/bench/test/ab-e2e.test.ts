@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { BenchReport } from "../src/summary.js";
+import type { BenchReport } from "../src/report/summary.js";
 
 // The A/B gate end to end, from the built CLI (both sides then run the same compiled code):
 // this tree against itself passes; with a busy-wait injected before every socket write of the

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compareMarkdown, compareReports, compareText } from "../src/compare.js";
+import { compareMarkdown, compareReports, compareText } from "../src/cli/compare.js";
 import { fixtureReport } from "./fixture.js";
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ENGINE_TARGETS, engineTargetResults, engineTargetsTable } from "../src/engine-targets.js";
-import type { CaseResult } from "../src/runner.js";
-import { summarise } from "../src/summary.js";
+import type { CaseResult } from "../src/measure/runner.js";
+import {
+  ENGINE_TARGETS,
+  engineTargetResults,
+  engineTargetsTable,
+} from "../src/report/engine-targets.js";
+import { summarise } from "../src/report/summary.js";
 import { fixtureInput, run, spec } from "./fixture.js";
 
 /** A run where every target's rows were measured: p50 in ns for latency, msgs/s otherwise. */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseBenchArgs } from "../src/args.js";
-import { renderMarkdown } from "../src/markdown-report.js";
-import { summarise } from "../src/summary.js";
-import { latencyTable, spreadTable } from "../src/tables.js";
+import { parseBenchArgs } from "../src/cli/args.js";
+import { renderMarkdown } from "../src/report/markdown-report.js";
+import { summarise } from "../src/report/summary.js";
+import { latencyTable, spreadTable } from "../src/report/tables.js";
 import { fixtureCases, fixtureInput, fixtureReport } from "./fixture.js";
 
 test("ratioRange pairs run i with the compared row's run i; stable rows are not flagged", () => {
