@@ -56,6 +56,7 @@ test("A/B gate: an injected slowdown fails the run", () => {
   const { code, out, report } = gate(["--self-test-slowdown", "300"]);
   assert.equal(code, 1, out);
   const row = report.ab?.rows.find((r) => r.key === "latency:uds-channel/frame/64B");
+  assert.ok(row);
   assert.equal(row?.status, "REGRESSED");
   assert.ok((row?.ratio ?? 0) > 2, `ratio ${row?.ratio}`);
 });
