@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
 import { NearwireError } from "@nearwire/core";
-import { parseBenchArgs, USAGE } from "./args.js";
-import { runBench } from "./bench.js";
-import { runCompare } from "./compare.js";
+import { parseBenchArgs, USAGE } from "./cli/args.js";
+import { runBench } from "./cli/bench.js";
+import { runCompare } from "./cli/compare.js";
 import { runTransferCommand } from "./transfer/transfer-command.js";
 
 /** `nearwire-bench`: see USAGE and apps/bench/README.md. */

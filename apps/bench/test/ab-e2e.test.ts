@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { BenchReport } from "../src/summary.js";
+import type { BenchReport } from "../src/report/summary.js";
 
 // The A/B gate end to end, from the built CLI (both sides then run the same compiled code):
 // this tree against itself passes; with a busy-wait injected before every socket write of the
@@ -56,6 +56,7 @@ test("A/B gate: an injected slowdown fails the run", () => {
   const { code, out, report } = gate(["--self-test-slowdown", "300"]);
   assert.equal(code, 1, out);
   const row = report.ab?.rows.find((r) => r.key === "latency:uds-channel/frame/64B");
+  assert.ok(row);
   assert.equal(row?.status, "REGRESSED");
   assert.ok((row?.ratio ?? 0) > 2, `ratio ${row?.ratio}`);
 });

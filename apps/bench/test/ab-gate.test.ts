@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { AB_LIMITS, abRows, judge } from "../src/ab-gate.js";
-import { makeCase } from "../src/case-spec.js";
-import type { CodecResult } from "../src/codec-bench.js";
-import { steady } from "../src/drive.js";
-import type { RunResult } from "../src/run-result.js";
-import type { CaseResult } from "../src/runner.js";
+import { AB_LIMITS, abRows, judge } from "../src/ci/ab-gate.js";
+import { makeCase } from "../src/measure/case-spec.js";
+import type { CodecResult } from "../src/measure/codec-bench.js";
+import { steady } from "../src/measure/drive.js";
+import type { RunResult } from "../src/measure/run-result.js";
+import type { CaseResult } from "../src/measure/runner.js";
 
 function run(p50Ns: number, msgsPerSec: number): RunResult {
   return {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
-import { parseBenchArgs } from "../src/args.js";
+import { parseBenchArgs } from "../src/cli/args.js";
 
 test("no flags: the default run writes every output to the default place", () => {
   const o = parseBenchArgs([]);

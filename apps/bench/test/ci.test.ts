@@ -6,7 +6,7 @@ import {
   computeRatios,
   makeBaseline,
   serializeBaseline,
-} from "../src/ci.js";
+} from "../src/ci/ci.js";
 import { fixtureReport } from "./fixture.js";
 
 const machine = { cpuModel: "Test CPU", cores: 2, node: "v20.0.0" };

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { compareMarkdown, compareReports, compareText } from "../src/compare.js";
+import { compareMarkdown, compareReports, compareText } from "../src/cli/compare.js";
 import { fixtureReport } from "./fixture.js";
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
@@ -14,6 +14,7 @@ test("compare: a scaled-slower report is slower where it changed, within noise e
   const c = compareReports(fixtureReport(1), fixtureReport(2));
   const by = new Map(c.rows.map((r) => [r.key, r]));
   const lat = by.get("latency:uds/json/64B");
+  assert.ok(lat);
   assert.equal(lat?.verdict, "slower");
   assert.ok(Math.abs((lat?.change ?? 0) - 2) < 1e-9);
   assert.deepEqual(

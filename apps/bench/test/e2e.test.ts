@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { makeCase } from "../src/case-spec.js";
-import { Orchestrator } from "../src/runner.js";
-import type { BenchReport } from "../src/summary.js";
+import { makeCase } from "../src/measure/case-spec.js";
+import { Orchestrator } from "../src/measure/runner.js";
+import type { BenchReport } from "../src/report/summary.js";
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "nwb-test-"));

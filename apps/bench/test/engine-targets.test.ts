@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ENGINE_TARGETS, engineTargetResults, engineTargetsTable } from "../src/engine-targets.js";
-import type { CaseResult } from "../src/runner.js";
-import { summarise } from "../src/summary.js";
+import type { CaseResult } from "../src/measure/runner.js";
+import {
+  ENGINE_TARGETS,
+  engineTargetResults,
+  engineTargetsTable,
+} from "../src/report/engine-targets.js";
+import { summarise } from "../src/report/summary.js";
 import { fixtureInput, run, spec } from "./fixture.js";
 
 /** A run where every target's rows were measured: p50 in ns for latency, msgs/s otherwise. */
@@ -82,6 +86,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
 
   const table = engineTargetsTable(summarise(cases(), fixtureInput));
   const engine = table.rows.find((r) => r[0]?.startsWith("the engine alone"));
+  assert.ok(engine);
   assert.deepEqual(engine?.slice(1), [
     "memory/bytes/64B",
     "930 k",
@@ -90,6 +95,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
     "NOT met",
   ]);
   const lat = table.rows.find((r) => r[0]?.startsWith("uds RPC round trip"));
+  assert.ok(lat);
   assert.deepEqual(lat?.slice(1), [
     "uds/raw/64B ÷ bare-net-uds/bytes/64B",
     "33.0 µs ÷ 30.0 µs",
@@ -98,6 +104,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
     "met",
   ]);
   const stretch = table.rows.find((r) => r[0]?.includes("stretch"));
+  assert.ok(stretch);
   assert.equal(stretch?.[5], "met (stretch)");
 });
 
@@ -114,11 +121,13 @@ test("engine targets: a target whose rows did not run (or failed) is left out or
   const lat = engineTargetResults(summarise(failed, fixtureInput)).find(
     (r) => r.target.row === "latency:uds/raw/64B",
   );
+  assert.ok(lat);
   assert.equal(lat?.value, undefined);
   assert.equal(lat?.met, undefined);
   const row = engineTargetsTable(summarise(failed, fixtureInput)).rows.find((r) =>
     r[0]?.startsWith("uds RPC round trip"),
   );
+  assert.ok(row);
   assert.equal(row?.[5], "—");
   assert.equal(engineTargetsTable([]).rows.length, 0);
 });

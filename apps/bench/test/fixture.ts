@@ -1,9 +1,9 @@
-import { type CaseSpec, makeCase } from "../src/case-spec.js";
-import type { CodecResult } from "../src/codec-bench.js";
-import type { MatrixInput } from "../src/matrix.js";
-import type { RunResult } from "../src/run-result.js";
-import type { CaseResult } from "../src/runner.js";
-import { type BenchReport, summarise } from "../src/summary.js";
+import { type CaseSpec, makeCase } from "../src/measure/case-spec.js";
+import type { CodecResult } from "../src/measure/codec-bench.js";
+import type { MatrixInput } from "../src/measure/matrix.js";
+import type { RunResult } from "../src/measure/run-result.js";
+import type { CaseResult } from "../src/measure/runner.js";
+import { type BenchReport, summarise } from "../src/report/summary.js";
 
 /** A fixed, hand-made result set (no measuring) for report, chart and CI tests. */
 export const fixtureInput: MatrixInput = {

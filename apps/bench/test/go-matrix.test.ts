@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { abRows } from "../src/ab-gate.js";
-import { parseBenchArgs } from "../src/args.js";
-import { makeCase } from "../src/case-spec.js";
-import { GO_TRANSPORTS } from "../src/go-case.js";
-import { resolveGoRows } from "../src/go-rows.js";
-import { buildCiMatrix, buildMatrix, type MatrixInput } from "../src/matrix.js";
-import type { RunResult } from "../src/run-result.js";
-import { seedComparison } from "../src/seed-comparison.js";
+import { abRows } from "../src/ci/ab-gate.js";
+import { parseBenchArgs } from "../src/cli/args.js";
+import { makeCase } from "../src/measure/case-spec.js";
+import { GO_TRANSPORTS } from "../src/measure/go-case.js";
+import { resolveGoRows } from "../src/measure/go-rows.js";
+import { buildCiMatrix, buildMatrix, type MatrixInput } from "../src/measure/matrix.js";
+import type { RunResult } from "../src/measure/run-result.js";
+import { seedComparison } from "../src/report/seed-comparison.js";
 import { fixtureReport } from "./fixture.js";
 
 const input: MatrixInput = {

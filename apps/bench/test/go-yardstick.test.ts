@@ -16,11 +16,16 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { makeCase } from "../src/case-spec.js";
-import { buildGoBench, GO_INSTALL_HINT, GO_SOURCE_DIR, goSourceHash } from "../src/go-build.js";
-import { GO_TRANSPORTS } from "../src/go-case.js";
-import { Orchestrator } from "../src/runner.js";
-import type { BenchReport } from "../src/summary.js";
+import { makeCase } from "../src/measure/case-spec.js";
+import {
+  buildGoBench,
+  GO_INSTALL_HINT,
+  GO_SOURCE_DIR,
+  goSourceHash,
+} from "../src/measure/go-build.js";
+import { GO_TRANSPORTS } from "../src/measure/go-case.js";
+import { Orchestrator } from "../src/measure/runner.js";
+import type { BenchReport } from "../src/report/summary.js";
 
 const work = mkdtempSync(join(tmpdir(), "nwb-go-test-"));
 after(() => rmSync(work, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { startHeapAccounting } from "../src/heap-per-call.js";
+import { startHeapAccounting } from "../src/measure/heap-per-call.js";
 
 it("counts heap allocations collected during the window, and not much else", () => {
   const idle = startHeapAccounting();

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { PACKAGE_DIR } from "../src/bench.js";
-import { consoleLines, dumpDom, findChromium, screenshot } from "../src/chromium.js";
-import { fmtCount, fmtNs } from "../src/format.js";
-import { htmlCharts } from "../src/html-charts.js";
-import { renderHtml } from "../src/html-report.js";
-import type { BenchReport } from "../src/summary.js";
+import { PACKAGE_DIR } from "../src/cli/bench.js";
+import { consoleLines, dumpDom, findChromium, screenshot } from "../src/report/chromium.js";
+import { fmtCount, fmtNs } from "../src/report/format.js";
+import { htmlCharts } from "../src/report/html-charts.js";
+import { renderHtml } from "../src/report/html-report.js";
+import type { BenchReport } from "../src/report/summary.js";
 
 /** The committed run: a real, full report. */
 const committed = fileURLToPath(new URL("../results/report.json", import.meta.url));

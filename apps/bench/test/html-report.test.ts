@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { test } from "node:test";
-import { consoleLines, findChromium } from "../src/chromium.js";
-import { fmtCount, fmtNs } from "../src/format.js";
-import { codecColors, htmlCharts, linearFits } from "../src/html-charts.js";
-import { escapeHtml, inlineMarkdown, renderHtml } from "../src/html-report.js";
-import { renderMarkdown } from "../src/markdown-report.js";
-import { recommend } from "../src/recommendations.js";
-import { payloadsAround, seedComparison } from "../src/seed-comparison.js";
+import { consoleLines, findChromium } from "../src/report/chromium.js";
+import { fmtCount, fmtNs } from "../src/report/format.js";
+import { codecColors, htmlCharts, linearFits } from "../src/report/html-charts.js";
+import { escapeHtml, inlineMarkdown, renderHtml } from "../src/report/html-report.js";
+import { renderMarkdown } from "../src/report/markdown-report.js";
+import { recommend } from "../src/report/recommendations.js";
+import { payloadsAround, seedComparison } from "../src/report/seed-comparison.js";
 import { fixtureReport } from "./fixture.js";
 
 /** The cells of the row whose `data-id` is `id` in the table with element id `table`. */

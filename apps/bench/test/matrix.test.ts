@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseBenchArgs } from "../src/args.js";
-import { buildCiMatrix, buildMatrix, comparisonKey, type MatrixInput } from "../src/matrix.js";
+import { parseBenchArgs } from "../src/cli/args.js";
+import {
+  buildCiMatrix,
+  buildMatrix,
+  comparisonKey,
+  type MatrixInput,
+} from "../src/measure/matrix.js";
 
 const everything: MatrixInput = {
   transports: [

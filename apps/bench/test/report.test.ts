@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { renderCharts } from "../src/charts.js";
-import { fmtCount, fmtNs } from "../src/format.js";
-import { renderMarkdown } from "../src/markdown-report.js";
+import { renderCharts } from "../src/report/charts.js";
+import { fmtCount, fmtNs } from "../src/report/format.js";
+import { renderMarkdown } from "../src/report/markdown-report.js";
 import { fixtureReport } from "./fixture.js";
 
 test("summaries: medians over runs, ratios to the compared row, errors kept", () => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-const tool = fileURLToPath(new URL("../src/stream-floor.ts", import.meta.url));
+const tool = fileURLToPath(new URL("../src/measure/stream-floor.ts", import.meta.url));
 
 function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

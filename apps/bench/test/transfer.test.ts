@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, it } from "node:test";
-import { escapeHtml, tableHtml } from "../src/html-report.js";
+import { escapeHtml, tableHtml } from "../src/report/html-report.js";
 import { runTransferBench, type TransferReport } from "../src/transfer/transfer-bench.js";
 import { runTransferCommand } from "../src/transfer/transfer-command.js";
 import { type TransferCase, transferPlan } from "../src/transfer/transfer-plan.js";

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type CaseSpec, makeCase } from "../src/case-spec.js";
-import { fmtNs } from "../src/format.js";
-import { renderMarkdown } from "../src/markdown-report.js";
-import type { RunResult } from "../src/run-result.js";
-import { seedComparison } from "../src/seed-comparison.js";
-import { summarise } from "../src/summary.js";
+import { type CaseSpec, makeCase } from "../src/measure/case-spec.js";
+import type { RunResult } from "../src/measure/run-result.js";
+import { fmtNs } from "../src/report/format.js";
+import { renderMarkdown } from "../src/report/markdown-report.js";
+import { seedComparison } from "../src/report/seed-comparison.js";
+import { summarise } from "../src/report/summary.js";
 import { fixtureReport } from "./fixture.js";
 
 const input = {

@@ -23,7 +23,7 @@ import {
   TransferService,
   transferCodec,
 } from "@nearwire/transfer";
-import { loadPlugins, packageOf } from "../plugins.js";
+import { loadPlugins, packageOf } from "../measure/plugins.js";
 import { largeName, type TransferCase } from "./transfer-plan.js";
 
 /** Figures of one process over the measured window. */

@@ -1,5 +1,5 @@
-import { fmt3, fmtCount, fmtNs, fmtRatio, markdownTable } from "../format.js";
-import type { Table } from "../tables.js";
+import { fmt3, fmtCount, fmtNs, fmtRatio, markdownTable } from "../report/format.js";
+import type { Table } from "../report/table.js";
 import type { TransferReport, TransferRun } from "./transfer-bench.js";
 import { sizeLabel } from "./transfer-plan.js";
 

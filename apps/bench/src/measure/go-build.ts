@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
  */
 
 /** `apps/bench` (from `src/` under tsx and from `dist/`). */
-const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** The Go sources. */
 export const GO_SOURCE_DIR = join(PACKAGE_DIR, "go");

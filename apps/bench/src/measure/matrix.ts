@@ -1,4 +1,4 @@
-import type { BenchOptions } from "./args.js";
+import type { BenchOptions } from "../cli/args.js";
 import {
   type CaseMode,
   type CaseSpec,

@@ -1,5 +1,5 @@
 /**
- * `node dist/stream-floor.js`: how fast a server stream can be when the server yields from an
+ * `node dist/measure/stream-floor.js`: how fast a server stream can be when the server yields from an
  * `async function*` and the client reads with `for await` — the bench's method for an RPC
  * stream row — with no RPC engine at all: no envelope, no codec, no credit, only a channel.
  *

@@ -1,10 +1,10 @@
+import { transferMarkdown } from "../transfer/transfer-report.js";
 import { markdownTable } from "./format.js";
 import { REFERENCE_FIGURES } from "./reference.js";
 import { machineRows, methodBullets, whatRan } from "./run-description.js";
 import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import { allTables } from "./tables.js";
-import { transferMarkdown } from "./transfer/transfer-report.js";
 
 /**
  * The Markdown report: what was measured, how, on what machine, every table with its ratios,

@@ -1,4 +1,4 @@
-import type { CodecResult } from "./codec-bench.js";
+import type { CodecResult } from "../measure/codec-bench.js";
 import { fmt3, fmtBytes, fmtCount, fmtNs, fmtRatio } from "./format.js";
 import type { CaseSummary } from "./summary.js";
 

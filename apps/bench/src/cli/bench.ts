@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AB_LIMITS, abRows, abTable } from "./ab-gate.js";
-import type { BenchOptions } from "./args.js";
+import { AB_LIMITS, abRows, abTable } from "../ci/ab-gate.js";
 import {
   type BaseTree,
   baseTreeAt,
@@ -10,9 +9,7 @@ import {
   type NoBaseTree,
   prepareBaseTree,
   repoRootOf,
-} from "./base-tree.js";
-import type { CaseSpec, MessageName } from "./case-spec.js";
-import { renderCharts } from "./charts.js";
+} from "../ci/base-tree.js";
 import {
   type Baseline,
   compare,
@@ -20,30 +17,34 @@ import {
   computeRatios,
   makeBaseline,
   serializeBaseline,
-} from "./ci.js";
-import type { CodecResult } from "./codec-bench.js";
-import { textTable } from "./format.js";
-import { resolveGoRows } from "./go-rows.js";
-import { renderHtml } from "./html-report.js";
-import { defaultPin, machineInfo } from "./machine.js";
-import { renderMarkdown } from "./markdown-report.js";
-import { buildCiMatrix, buildMatrix, type MatrixInput } from "./matrix.js";
-import { loadPlugins } from "./plugins.js";
-import { Progress } from "./progress.js";
+} from "../ci/ci.js";
+import type { CaseSpec, MessageName } from "../measure/case-spec.js";
+import type { CodecResult } from "../measure/codec-bench.js";
+import { resolveGoRows } from "../measure/go-rows.js";
+import { defaultPin, machineInfo } from "../measure/machine.js";
+import { buildCiMatrix, buildMatrix, type MatrixInput } from "../measure/matrix.js";
+import { loadPlugins } from "../measure/plugins.js";
 import {
   type Build,
   type CaseResult,
   CURRENT_BUILD,
   Orchestrator,
   type RunSettings,
-} from "./runner.js";
-import { seedComparison } from "./seed-comparison.js";
-import { type BenchReport, median, summarise } from "./summary.js";
-import { allTables } from "./tables.js";
-import { mainRunTransferCases, measureTransferSection } from "./transfer/transfer-command.js";
+} from "../measure/runner.js";
+import { renderCharts } from "../report/charts.js";
+import { textTable } from "../report/format.js";
+import { renderHtml } from "../report/html-report.js";
+import { renderMarkdown } from "../report/markdown-report.js";
+import { seedComparison } from "../report/seed-comparison.js";
+import { median } from "../report/stats.js";
+import { type BenchReport, summarise } from "../report/summary.js";
+import { allTables } from "../report/tables.js";
+import { mainRunTransferCases, measureTransferSection } from "../transfer/transfer-command.js";
+import type { BenchOptions } from "./args.js";
+import { Progress } from "./progress.js";
 
 /** `apps/bench` (works from `src/` under tsx and from `dist/`). */
-export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** Rounds of the whole CI matrix that `--update-baseline` records the spread from. */
 export const BASELINE_ROUNDS = 5;
@@ -232,7 +233,7 @@ function currentBuild(options: BenchOptions): Build {
   const us = options.selfTestSlowdownUs;
   if (us === undefined) return CURRENT_BUILD;
   const ext = CURRENT_BUILD.workerFile.endsWith(".ts") ? ".ts" : ".js";
-  const preload = join(dirname(CURRENT_BUILD.workerFile), `inject-slowdown${ext}`);
+  const preload = join(dirname(CURRENT_BUILD.workerFile), "ci", `inject-slowdown${ext}`);
   return {
     ...CURRENT_BUILD,
     nodeArgs: [...CURRENT_BUILD.nodeArgs, "--import", preload],

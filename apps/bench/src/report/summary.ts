@@ -1,26 +1,12 @@
-import type { AbRow } from "./ab-gate.js";
-import type { CaseSpec } from "./case-spec.js";
-import type { CodecResult } from "./codec-bench.js";
-import type { MachineInfo } from "./machine.js";
-import { comparisonKey, type MatrixInput } from "./matrix.js";
-import type { Availability } from "./plugins.js";
-import type { CaseResult } from "./runner.js";
-import type { TransferReport } from "./transfer/transfer-bench.js";
-
-/** Median of a non-empty list (mean of the middle two for even lengths); NaN when empty. */
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1
-    ? (s[mid] as number)
-    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-/** Min and max of a list. */
-export function spread(values: readonly number[]): [number, number] {
-  return [Math.min(...values), Math.max(...values)];
-}
+import type { AbRow } from "../ci/ab-gate.js";
+import type { CaseSpec } from "../measure/case-spec.js";
+import type { CodecResult } from "../measure/codec-bench.js";
+import type { MachineInfo } from "../measure/machine.js";
+import { comparisonKey, type MatrixInput } from "../measure/matrix.js";
+import type { Availability } from "../measure/plugins.js";
+import type { CaseResult } from "../measure/runner.js";
+import type { TransferReport } from "../transfer/transfer-bench.js";
+import { median, spread } from "./stats.js";
 
 /** A case reduced to the figures the reports show: medians over its runs, plus their spread. */
 export interface CaseSummary {

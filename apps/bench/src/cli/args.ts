@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { Code, NearwireError } from "@nearwire/core";
-import { MESSAGE_NAMES, type MessageName, SIZES } from "./case-spec.js";
+import { MESSAGE_NAMES, type MessageName, SIZES } from "../measure/case-spec.js";
 
 /** Parsed command line of `nearwire-bench`. */
 export interface BenchOptions {

@@ -1,7 +1,7 @@
-import type { CodecResult } from "./codec-bench.js";
-import { fmt3, textTable } from "./format.js";
-import type { CaseResult } from "./runner.js";
-import { median } from "./summary.js";
+import type { CodecResult } from "../measure/codec-bench.js";
+import type { CaseResult } from "../measure/runner.js";
+import { fmt3, textTable } from "../report/format.js";
+import { median } from "../report/stats.js";
 
 /**
  * The A/B gate of `--ci`: every case runs on the current tree and on the base tree (the parent

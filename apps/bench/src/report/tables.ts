@@ -1,24 +1,8 @@
-import type { CodecResult } from "./codec-bench.js";
+import type { CodecResult } from "../measure/codec-bench.js";
 import { engineTargetsTable } from "./engine-targets.js";
 import { fmt3, fmtBytes, fmtCount, fmtNs, fmtRatio } from "./format.js";
 import type { CaseSummary } from "./summary.js";
-
-/**
- * The report's tables as header + rows of strings, rendered by the terminal (fixed width) and
- * the Markdown report alike.
- */
-export interface Table {
-  title: string;
-  /** One line on what the rows mean. */
-  note: string;
-  headers: string[];
-  rows: string[][];
-  /**
-   * The number behind each cell (same shape as `rows`; undefined for text cells): what the
-   * HTML report sorts by and what its test compares with the JSON.
-   */
-  values?: (number | undefined)[][];
-}
+import type { Table } from "./table.js";
 
 /** The ratio cell; `~` marks an unstable row (its runs disagree; see the spread table). */
 const ratioCell = (s: CaseSummary) =>

@@ -1,4 +1,4 @@
-import type { CodecResult } from "./codec-bench.js";
+import type { CodecResult } from "../measure/codec-bench.js";
 import { fmtCount, fmtNs } from "./format.js";
 import type { CaseSummary } from "./summary.js";
 import { type BarChart, type Group, PALETTE, renderBarChart } from "./svg-chart.js";

@@ -1,7 +1,7 @@
-import type { CodecResult } from "./codec-bench.js";
-import { fmt3, textTable } from "./format.js";
-import type { CaseSummary } from "./summary.js";
-import { median } from "./summary.js";
+import type { CodecResult } from "../measure/codec-bench.js";
+import { fmt3, textTable } from "../report/format.js";
+import { median } from "../report/stats.js";
+import type { CaseSummary } from "../report/summary.js";
 
 /**
  * CI mode: ratios within one run (absolute times drift between machines), compared to the

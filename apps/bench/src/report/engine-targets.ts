@@ -1,6 +1,6 @@
 import { fmtCount, fmtNs, fmtRatio } from "./format.js";
 import type { CaseSummary } from "./summary.js";
-import type { Table } from "./tables.js";
+import type { Table } from "./table.js";
 
 /**
  * The RPC engines' targets (64 B messages): what a service call may cost on top of the channel
@@ -196,7 +196,7 @@ export function engineTargetsTable(rows: readonly CaseSummary[]): Table {
   const id = (key: string) => key.slice(key.indexOf(":") + 1);
   return {
     title: "Engine targets (64 B, this run)",
-    note: "What a service call may cost over its channel, as ratios of two rows of this run (p50 for latency, msgs/s otherwise); the engine row is an absolute rate. Reported, never gating: the same code meets some targets on one CPU model and not on another. A stream row pays for async iteration on both ends (an async function* server, a for-await client) and carries its messages several to a BATCH frame (PROTOCOL.md §5.2); `node apps/bench/dist/stream-floor.js` measures those floors with no engine between.",
+    note: "What a service call may cost over its channel, as ratios of two rows of this run (p50 for latency, msgs/s otherwise); the engine row is an absolute rate. Reported, never gating: the same code meets some targets on one CPU model and not on another. A stream row pays for async iteration on both ends (an async function* server, a for-await client) and carries its messages several to a BATCH frame (PROTOCOL.md §5.2); `node apps/bench/dist/measure/stream-floor.js` measures those floors with no engine between.",
     headers: ["target", "rows", "measured", "this run", "target", "met"],
     rows: results.map(({ target, value, met }) => {
       const absolute = target.versus === undefined;

@@ -2,8 +2,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { Code, NearwireError } from "@nearwire/core";
-import { fmtCount, fmtNs, fmtRatio, markdownTable, textTable } from "./format.js";
-import { type BenchReport, median, runMetric, spread } from "./summary.js";
+import { fmtCount, fmtNs, fmtRatio, markdownTable, textTable } from "../report/format.js";
+import { median, spread } from "../report/stats.js";
+import { type BenchReport, runMetric } from "../report/summary.js";
 
 /** Usage of `nearwire-bench compare`. */
 export const COMPARE_USAGE = `nearwire-bench compare <base.json> <new.json> [--markdown <file>|-]

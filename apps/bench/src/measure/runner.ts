@@ -66,7 +66,7 @@ export interface Build {
 /** This tree's worker. */
 export const CURRENT_BUILD: Build = {
   label: "current",
-  workerFile: join(dirname(here), fromSource ? "worker.ts" : "worker.js"),
+  workerFile: join(dirname(here), "..", fromSource ? "worker.ts" : "worker.js"),
   nodeArgs: fromSource ? ["--import", "tsx"] : [],
 };
 

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { transferHtml } from "../transfer/transfer-report.js";
 import { type ChartGroup, htmlCharts } from "./html-charts.js";
 import { ERROR_HOOK_JS, REPORT_JS } from "./html-script.js";
 import { REPORT_CSS } from "./html-style.js";
@@ -9,8 +10,8 @@ import { REFERENCE_FIGURES } from "./reference.js";
 import { machineRows, methodBullets, whatRan } from "./run-description.js";
 import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
-import { allTables, type Table } from "./tables.js";
-import { transferHtml } from "./transfer/transfer-report.js";
+import type { Table } from "./table.js";
+import { allTables } from "./tables.js";
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {

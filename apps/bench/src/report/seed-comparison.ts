@@ -1,9 +1,9 @@
+import { isGoTransport } from "../measure/go-case.js";
 import { fmtCount, fmtNs } from "./format.js";
-import { isGoTransport } from "./go-case.js";
 import { REFERENCE_FIGURES } from "./reference.js";
+import { median } from "./stats.js";
 import type { BenchReport, CaseSummary } from "./summary.js";
-import { median } from "./summary.js";
-import type { Table } from "./tables.js";
+import type { Table } from "./table.js";
 
 /**
  * "The seeds' comparison, reproduced": this run's figures laid out in the shape of the

@@ -3,14 +3,14 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { renderCharts } from "./charts.js";
-import { findChromium, screenshot } from "./chromium.js";
-import { renderHtml } from "./html-report.js";
-import { renderMarkdown } from "./markdown-report.js";
-import type { BenchReport } from "./summary.js";
+import { renderCharts } from "../report/charts.js";
+import { findChromium, screenshot } from "../report/chromium.js";
+import { renderHtml } from "../report/html-report.js";
+import { renderMarkdown } from "../report/markdown-report.js";
+import type { BenchReport } from "../report/summary.js";
 
 /** Usage of `render.js`. */
-export const RENDER_USAGE = `node apps/bench/dist/render.js --from <report.json> [outputs]
+export const RENDER_USAGE = `node apps/bench/dist/cli/render.js --from <report.json> [outputs]
 
 Re-renders the reports of a saved run from its JSON (no measuring).
   --from <file>          the run's report.json

@@ -1,5 +1,5 @@
-import { MESSAGE_NAMES } from "./case-spec.js";
-import type { CodecResult } from "./codec-bench.js";
+import { MESSAGE_NAMES } from "../measure/case-spec.js";
+import type { CodecResult } from "../measure/codec-bench.js";
 import type { CaseSummary } from "./summary.js";
 import { PALETTE } from "./svg-chart.js";
 
