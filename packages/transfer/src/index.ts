@@ -6,23 +6,23 @@ export type {
   TransferProgress,
   TransferResult,
   UploadSource,
-} from "./transfer-client.js";
-export { createTransferClient, DOWNLOAD_PART_SUFFIX } from "./transfer-client.js";
-export type { TransferCodecName } from "./transfer-codecs.js";
-export { TRANSFER_PROTO_URL, transferCodec } from "./transfer-codecs.js";
+} from "./client/client.js";
+export { createTransferClient, DOWNLOAD_PART_SUFFIX } from "./client/client.js";
 export {
   createTransferFlatbuffersCodec,
   transferFlatbuffersTables,
-} from "./transfer-flatbuffers-codec.js";
-export type { TransferHandlersOptions } from "./transfer-handlers.js";
+} from "./codecs/flatbuffers.js";
+export { transferRawCodec } from "./codecs/raw.js";
+export type { TransferCodecName } from "./codecs/table.js";
+export { TRANSFER_PROTO_URL, transferCodec } from "./codecs/table.js";
+export { checkName, MAX_NAME_BYTES, STAGING_DIR_NAME } from "./name.js";
+export type { TransferHandlersOptions } from "./server/handlers.js";
 export {
   createTransferHandlers,
   DEFAULT_CHUNK_BYTES,
   DEFAULT_MAX_CHUNK_BYTES,
   DEFAULT_SYNC_EVERY_BYTES,
-} from "./transfer-handlers.js";
-export { checkName, MAX_NAME_BYTES, STAGING_DIR_NAME } from "./transfer-name.js";
-export { transferRawCodec } from "./transfer-raw-codec.js";
+} from "./server/handlers.js";
 export type {
   DownloadChunk,
   DownloadRequest,
@@ -31,5 +31,5 @@ export type {
   TransferServiceDefinition,
   UploadChunk,
   UploadReply,
-} from "./transfer-service.js";
-export { TransferService, transferMessages } from "./transfer-service.js";
+} from "./service.js";
+export { TransferService, transferMessages } from "./service.js";

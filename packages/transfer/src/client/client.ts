@@ -6,19 +6,19 @@ import { dirname } from "node:path";
 import type { Client, ClientConnection, Codec } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
-import { fsyncDir } from "./fsync-dir.js";
-import { hashFileRange } from "./hash-file-range.js";
-import { decodedBytes, plainBytes } from "./plain-bytes.js";
-import { rechunk } from "./rechunk.js";
-import { DEFAULT_CHUNK_BYTES, DEFAULT_MAX_CHUNK_BYTES } from "./transfer-handlers.js";
-import { checkName } from "./transfer-name.js";
+import { hashFileRange } from "../hash-file-range.js";
+import { checkName } from "../name.js";
+import { decodedBytes, plainBytes } from "../plain-bytes.js";
+import { DEFAULT_CHUNK_BYTES, DEFAULT_MAX_CHUNK_BYTES } from "../server/handlers.js";
 import {
   type DownloadRequest,
   type StatusReply,
   TransferService,
   type TransferServiceDefinition,
   type UploadChunk,
-} from "./transfer-service.js";
+} from "../service.js";
+import { fsyncDir } from "./fsync-dir.js";
+import { rechunk } from "./rechunk.js";
 
 /** What an upload reads: a file path, a Node Readable, or any (async) iterable of bytes. */
 export type UploadSource =

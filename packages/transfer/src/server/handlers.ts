@@ -4,9 +4,19 @@ import { type FileHandle, rename } from "node:fs/promises";
 import type { HandlerContext, ServiceImpl } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
+import { hashFileRange } from "../hash-file-range.js";
+import { checkName, STAGING_DIR_NAME } from "../name.js";
+import { decodedBytes, plainBytes } from "../plain-bytes.js";
+import type {
+  DownloadChunk,
+  DownloadRequest,
+  StatusReply,
+  TransferServiceDefinition,
+  UploadChunk,
+  UploadReply,
+} from "../service.js";
 import { type ChunkWriter, chunkWriter, WRITE_QUEUE_BYTES } from "./chunk-writer.js";
 import { changedError, checkUnchanged, settledVersion } from "./file-version.js";
-import { hashFileRange } from "./hash-file-range.js";
 import {
   openPartialUpload,
   type PartialUpload,
@@ -14,7 +24,6 @@ import {
   readPartialState,
   removePartial,
 } from "./partial-upload.js";
-import { decodedBytes, plainBytes } from "./plain-bytes.js";
 import {
   lstatNoSymlink,
   type OpenDir,
@@ -23,15 +32,6 @@ import {
   openRoot,
   pathIn,
 } from "./root-dir.js";
-import { checkName, STAGING_DIR_NAME } from "./transfer-name.js";
-import type {
-  DownloadChunk,
-  DownloadRequest,
-  StatusReply,
-  TransferServiceDefinition,
-  UploadChunk,
-  UploadReply,
-} from "./transfer-service.js";
 import { isLocked, lockUpload, type UploadLock } from "./upload-lock.js";
 
 /** Default bytes per chunk (uploads and downloads). */

@@ -3,20 +3,20 @@ import { createProtobufCodec } from "@nearwire/codec-protobuf";
 import type { Codec } from "@nearwire/core";
 import { Code, jsonCodec, NearwireError } from "@nearwire/core";
 import protobuf from "protobufjs";
-import { createTransferFlatbuffersCodec } from "./transfer-flatbuffers-codec.js";
-import { transferRawCodec } from "./transfer-raw-codec.js";
+import { createTransferFlatbuffersCodec } from "./flatbuffers.js";
+import { transferRawCodec } from "./raw.js";
 
 /** Names of the codecs {@link transferCodec} makes. */
 export type TransferCodecName = "json" | "msgpack" | "protobuf" | "flatbuffers" | "raw";
 
 /** The protobuf schema of the transfer messages (`schema/transfer.proto`, shipped with the package). */
-export const TRANSFER_PROTO_URL: URL = new URL("../schema/transfer.proto", import.meta.url);
+export const TRANSFER_PROTO_URL: URL = new URL("../../schema/transfer.proto", import.meta.url);
 
 /**
  * A codec for the transfer service by name: `json` (core; bytes as base64, so chunks grow by a
  * third), `msgpack`, `protobuf` (reflection over schema/transfer.proto), `flatbuffers`
  * (schema/transfer.fbs) or `raw` (hand-written
- * little-endian layouts, see transfer-raw-codec.ts). Client and server
+ * little-endian layouts, see codecs/raw.ts). Client and server
  * must use the same one. Unknown names are INVALID_ARGUMENT.
  */
 export function transferCodec(name: string): Codec {

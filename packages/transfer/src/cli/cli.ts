@@ -2,11 +2,11 @@
 import { parseArgs } from "node:util";
 import { Code, codeName, NearwireError } from "@nearwire/core";
 import { createUdsTransport } from "@nearwire/uds";
+import { createTransferClient, type TransferResult } from "../client/client.js";
+import { transferCodec } from "../codecs/table.js";
+import { createTransferHandlers } from "../server/handlers.js";
+import { TransferService } from "../service.js";
 import { createProgressBar } from "./progress-bar.js";
-import { createTransferClient, type TransferResult } from "./transfer-client.js";
-import { transferCodec } from "./transfer-codecs.js";
-import { createTransferHandlers } from "./transfer-handlers.js";
-import { TransferService } from "./transfer-service.js";
 
 const USAGE = `usage:
   nearwire-transfer serve --root DIR [--address A] [--codec C] [--sync-every-bytes N]
