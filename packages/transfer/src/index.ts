@@ -1,28 +1,30 @@
 export type {
-  DownloadDestination,
-  TransferCallOptions,
   TransferClient,
   TransferClientOptions,
+} from "./client/client.js";
+export { createTransferClient } from "./client/client.js";
+export type {
+  DownloadDestination,
+  TransferCallOptions,
   TransferProgress,
   TransferResult,
   UploadSource,
-} from "./client/client.js";
-export { createTransferClient, DOWNLOAD_PART_SUFFIX } from "./client/client.js";
-export {
-  createTransferFlatbuffersCodec,
-  transferFlatbuffersTables,
-} from "./codecs/flatbuffers.js";
+} from "./client/options.js";
+export { createTransferFlatbuffersCodec, transferFlatbuffersTables } from "./codecs/flatbuffers.js";
+export type { TransferCodecName } from "./codecs/names.js";
 export { transferRawCodec } from "./codecs/raw.js";
-export type { TransferCodecName } from "./codecs/table.js";
 export { TRANSFER_PROTO_URL, transferCodec } from "./codecs/table.js";
-export { checkName, MAX_NAME_BYTES, STAGING_DIR_NAME } from "./name.js";
-export type { TransferHandlersOptions } from "./server/handlers.js";
 export {
-  createTransferHandlers,
   DEFAULT_CHUNK_BYTES,
   DEFAULT_MAX_CHUNK_BYTES,
   DEFAULT_SYNC_EVERY_BYTES,
-} from "./server/handlers.js";
+  DOWNLOAD_PART_SUFFIX,
+  MAX_NAME_BYTES,
+  STAGING_DIR_NAME,
+} from "./limits.js";
+export { checkName } from "./name.js";
+export { createTransferHandlers } from "./server/handlers.js";
+export type { TransferHandlersOptions } from "./server/served-root.js";
 export type {
   DownloadChunk,
   DownloadRequest,
