@@ -1,28 +1,30 @@
 export type {
-  DownloadDestination,
-  TransferCallOptions,
   TransferClient,
   TransferClientOptions,
+} from "./client/client.js";
+export { createTransferClient } from "./client/client.js";
+export type {
+  DownloadDestination,
+  TransferCallOptions,
   TransferProgress,
   TransferResult,
   UploadSource,
-} from "./transfer-client.js";
-export { createTransferClient, DOWNLOAD_PART_SUFFIX } from "./transfer-client.js";
-export type { TransferCodecName } from "./transfer-codecs.js";
-export { TRANSFER_PROTO_URL, transferCodec } from "./transfer-codecs.js";
+} from "./client/options.js";
+export { createTransferFlatbuffersCodec, transferFlatbuffersTables } from "./codecs/flatbuffers.js";
+export type { TransferCodecName } from "./codecs/names.js";
+export { transferRawCodec } from "./codecs/raw.js";
+export { TRANSFER_PROTO_URL, transferCodec } from "./codecs/table.js";
 export {
-  createTransferFlatbuffersCodec,
-  transferFlatbuffersTables,
-} from "./transfer-flatbuffers-codec.js";
-export type { TransferHandlersOptions } from "./transfer-handlers.js";
-export {
-  createTransferHandlers,
   DEFAULT_CHUNK_BYTES,
   DEFAULT_MAX_CHUNK_BYTES,
   DEFAULT_SYNC_EVERY_BYTES,
-} from "./transfer-handlers.js";
-export { checkName, MAX_NAME_BYTES, STAGING_DIR_NAME } from "./transfer-name.js";
-export { transferRawCodec } from "./transfer-raw-codec.js";
+  DOWNLOAD_PART_SUFFIX,
+  MAX_NAME_BYTES,
+  STAGING_DIR_NAME,
+} from "./limits.js";
+export { checkName } from "./name.js";
+export { createTransferHandlers } from "./server/handlers.js";
+export type { TransferHandlersOptions } from "./server/served-root.js";
 export type {
   DownloadChunk,
   DownloadRequest,
@@ -31,5 +33,5 @@ export type {
   TransferServiceDefinition,
   UploadChunk,
   UploadReply,
-} from "./transfer-service.js";
-export { TransferService, transferMessages } from "./transfer-service.js";
+} from "./service.js";
+export { TransferService, transferMessages } from "./service.js";

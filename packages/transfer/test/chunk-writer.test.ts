@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
-import { chunkWriter } from "../src/chunk-writer.js";
-import type { PartialUpload } from "../src/partial-upload.js";
+import { chunkWriter } from "../src/server/chunk-writer.js";
+import type { PartialUpload } from "../src/server/partial-upload.js";
 
 /** A PartialUpload whose writeMany records its batches and waits for `release()`. */
 function fakePartial(fail?: Error) {

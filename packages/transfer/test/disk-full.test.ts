@@ -9,7 +9,7 @@ import { createUdsTransport } from "@nearwire/uds";
 import { createTransferClient, transferCodec } from "../src/index.js";
 import { randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
 
-const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 
 /** A 4 MiB tmpfs needs a user and mount namespace (`unshare -rm`); skipped where there is none. */
 function canMountTmpfs(dir: string): boolean {

@@ -21,7 +21,7 @@ import { createUdsTransport } from "@nearwire/uds";
 import { createTransferClient, DOWNLOAD_PART_SUFFIX, transferCodec } from "../src/index.js";
 import { randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
 
-const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const SLOW_UPLOAD = fileURLToPath(new URL("fixtures/slow-upload.ts", import.meta.url));
 const codec = transferCodec("msgpack");
 const hasCode = (code: Code) => (err: NearwireError) => err.code === code;

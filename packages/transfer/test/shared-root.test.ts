@@ -12,10 +12,10 @@ import {
   TransferService,
   transferCodec,
 } from "../src/index.js";
-import { CROSS_PROCESS_LOCKS, lockUpload } from "../src/upload-lock.js";
+import { CROSS_PROCESS_LOCKS, lockUpload } from "../src/server/upload-lock.js";
 import { sha256, tmpDir } from "./harness.js";
 
-const CLI = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const codec = transferCodec("msgpack");
 const isAborted = (err: NearwireError) => err.code === Code.Aborted && err.reason === undefined;
 

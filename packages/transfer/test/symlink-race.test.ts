@@ -16,7 +16,7 @@ import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
 import { transferCodec } from "../src/index.js";
-import { FD_PATHS, openDirIn, openFileIn, openRoot, pathIn } from "../src/root-dir.js";
+import { FD_PATHS, openDirIn, openFileIn, openRoot, pathIn } from "../src/server/root-dir.js";
 import { type MemoryRig, memoryRig, sha256, tmpDir } from "./harness.js";
 
 const isSymlinkDenied = (err: unknown) =>

@@ -177,3 +177,11 @@ async function lookupError(
     });
   return NearwireError.from(err, Code.Internal);
 }
+
+/** A catch handler: NOT_FOUND becomes `value`, anything else is rethrown. */
+export function notFoundAs<T>(value: T): (err: unknown) => T {
+  return (err) => {
+    if (err instanceof NearwireError && err.code === Code.NotFound) return value;
+    throw err;
+  };
+}

@@ -1,11 +1,6 @@
 import { isAbsolute } from "node:path";
 import { Code, NearwireError } from "@nearwire/core";
-
-/** Longest name accepted, in UTF-8 bytes. */
-export const MAX_NAME_BYTES = 1024;
-
-/** The directory under `root` where partial uploads live; no name may start with it. */
-export const STAGING_DIR_NAME = ".nearwire-transfer";
+import { MAX_NAME_BYTES, STAGING_DIR_NAME } from "./limits.js";
 
 /**
  * Checks a transfer name and returns its normalized form: relative, `/`-separated, no empty,
@@ -37,4 +32,11 @@ export function checkName(name: unknown): string {
       `name ${JSON.stringify(name)} is inside ${STAGING_DIR_NAME}`,
     );
   return segments.join("/");
+}
+
+/** A checked name as its directory segments and its last segment. */
+export function splitName(name: string): { dir: string[]; base: string } {
+  const segments = name.split("/");
+  const base = segments.pop() as string;
+  return { dir: segments, base };
 }

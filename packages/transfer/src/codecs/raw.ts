@@ -7,7 +7,7 @@ import type {
   StatusRequest,
   UploadChunk,
   UploadReply,
-} from "./transfer-service.js";
+} from "../service.js";
 
 /*
  * The raw layouts of the transfer messages: little-endian, no tags, no versioning. i64 is a

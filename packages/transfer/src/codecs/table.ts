@@ -1,26 +1,23 @@
 import { createMsgpackCodec } from "@nearwire/codec-msgpack";
 import { createProtobufCodec } from "@nearwire/codec-protobuf";
 import type { Codec } from "@nearwire/core";
-import { Code, jsonCodec, NearwireError } from "@nearwire/core";
+import { jsonCodec } from "@nearwire/core";
 import protobuf from "protobufjs";
-import { createTransferFlatbuffersCodec } from "./transfer-flatbuffers-codec.js";
-import { transferRawCodec } from "./transfer-raw-codec.js";
-
-/** Names of the codecs {@link transferCodec} makes. */
-export type TransferCodecName = "json" | "msgpack" | "protobuf" | "flatbuffers" | "raw";
+import { createTransferFlatbuffersCodec } from "./flatbuffers.js";
+import { checkCodecName } from "./names.js";
+import { transferRawCodec } from "./raw.js";
 
 /** The protobuf schema of the transfer messages (`schema/transfer.proto`, shipped with the package). */
-export const TRANSFER_PROTO_URL: URL = new URL("../schema/transfer.proto", import.meta.url);
+export const TRANSFER_PROTO_URL: URL = new URL("../../schema/transfer.proto", import.meta.url);
 
 /**
  * A codec for the transfer service by name: `json` (core; bytes as base64, so chunks grow by a
  * third), `msgpack`, `protobuf` (reflection over schema/transfer.proto), `flatbuffers`
- * (schema/transfer.fbs) or `raw` (hand-written
- * little-endian layouts, see transfer-raw-codec.ts). Client and server
- * must use the same one. Unknown names are INVALID_ARGUMENT.
+ * (schema/transfer.fbs) or `raw` (hand-written little-endian layouts, see `codecs/raw.ts`).
+ * Client and server must use the same one. Unknown names are INVALID_ARGUMENT.
  */
 export function transferCodec(name: string): Codec {
-  switch (name) {
+  switch (checkCodecName(name)) {
     case "json":
       return jsonCodec;
     case "msgpack":
@@ -31,10 +28,5 @@ export function transferCodec(name: string): Codec {
       return createTransferFlatbuffersCodec();
     case "raw":
       return transferRawCodec;
-    default:
-      throw new NearwireError(
-        Code.InvalidArgument,
-        `codec "${name}" is not one of json, msgpack, protobuf, flatbuffers, raw`,
-      );
   }
 }

@@ -2,7 +2,7 @@ import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { Code, NearwireError } from "@nearwire/core";
-import { hashFileRange } from "./hash-file-range.js";
+import { hashFileRange } from "../hash-file-range.js";
 
 /** What the state file of a partial upload records (JSON, next to the `.part` file). */
 export interface PartialState {

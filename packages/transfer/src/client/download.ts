@@ -1,0 +1,190 @@
+import { createHash, type Hash, timingSafeEqual } from "node:crypto";
+import { once } from "node:events";
+import { constants } from "node:fs";
+import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { Client } from "@nearwire/core";
+import { Code, NearwireError } from "@nearwire/core";
+import { crc32c } from "@nearwire/frame";
+import { hashFileRange } from "../hash-file-range.js";
+import { DOWNLOAD_PART_SUFFIX } from "../limits.js";
+import { decodedBytes, plainBytes } from "../plain-bytes.js";
+import type { DownloadChunk, DownloadRequest, TransferServiceDefinition } from "../service.js";
+import { fsyncDir } from "./fsync-dir.js";
+import { type AttemptResult, callOptions, type TransferCallOptions } from "./options.js";
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * One attempt of a download into `dest`: bytes go to `dest + DOWNLOAD_PART_SUFFIX`, whose
+ * content (size and SHA-256) is sent as the prefix to resume from; the file is fsync'ed and
+ * renamed to `dest` once the whole file's SHA-256 matches the server's.
+ */
+export async function downloadToPath(
+  rpc: Client<TransferServiceDefinition>,
+  name: string,
+  dest: string,
+  chunkBytes: number,
+  opts: TransferCallOptions,
+): Promise<AttemptResult> {
+  const part = dest + DOWNLOAD_PART_SUFFIX;
+  const fh = await open(part, constants.O_RDWR | constants.O_CREAT, 0o600);
+  let pending: Promise<unknown> | undefined;
+  let closed = false;
+  try {
+    const have = (await fh.stat()).size;
+    const hash = await hashFileRange(fh, 0, have);
+    const req: DownloadRequest = {
+      name,
+      offsetBytes: have,
+      prefixSha256: have > 0 ? plainBytes(hash.copy().digest()) : EMPTY,
+      chunkBytes,
+    };
+    const got = await verifiedChunks(rpc.download(req, callOptions(opts)), {
+      name,
+      offsetBytes: have,
+      hash,
+      ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
+      // The server's file differs from our prefix: start over.
+      restart: async () => {
+        await pending;
+        await fh.truncate(0);
+      },
+      // One write in flight while the next chunk arrives.
+      write: async (data, at) => {
+        await pending;
+        pending = writeAll(fh, data, at);
+        pending.catch(() => {}); // awaited before the next write; not unhandled meanwhile
+      },
+    });
+    await pending;
+    pending = undefined;
+    if (!got.matches) {
+      closed = true;
+      await fh.close();
+      await rm(part, { force: true });
+      throw digestMismatch(got.sizeBytes);
+    }
+    await fh.sync();
+    closed = true;
+    await fh.close();
+    await rename(part, dest);
+    await fsyncDir(dirname(dest));
+    return {
+      name,
+      sizeBytes: got.sizeBytes,
+      sha256: got.digest.toString("hex"),
+      resumedFromBytes: got.resumedFromBytes,
+    };
+  } finally {
+    await pending?.catch(() => {});
+    if (!closed) await fh.close().catch(() => {});
+  }
+}
+
+/** One attempt of a download into a Writable (from byte 0; the stream is not ended). */
+export async function downloadToStream(
+  rpc: Client<TransferServiceDefinition>,
+  name: string,
+  dest: NodeJS.WritableStream,
+  chunkBytes: number,
+  opts: TransferCallOptions,
+): Promise<AttemptResult> {
+  const req: DownloadRequest = { name, offsetBytes: 0, prefixSha256: EMPTY, chunkBytes };
+  const got = await verifiedChunks(rpc.download(req, callOptions(opts)), {
+    name,
+    offsetBytes: 0,
+    hash: createHash("sha256"),
+    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
+    write: async (data) => {
+      // Copy: a decoded chunk may be a view of a receive buffer the stream would keep.
+      if (!dest.write(Buffer.from(data))) await once(dest, "drain");
+    },
+  });
+  if (!got.matches) throw digestMismatch(got.sizeBytes);
+  return {
+    name,
+    sizeBytes: got.sizeBytes,
+    sha256: got.digest.toString("hex"),
+    resumedFromBytes: 0,
+  };
+}
+
+/** Where a download's chunks go, and where it starts. */
+interface DownloadSink {
+  name: string;
+  /** Bytes the destination already has; `hash` is their SHA-256 so far. */
+  offsetBytes: number;
+  hash: Hash;
+  onProgress?: TransferCallOptions["onProgress"];
+  /** Drops the bytes the destination has (the server restarted at 0); none: a restart fails. */
+  restart?: () => Promise<void>;
+  /** Writes a checked chunk at `at` B. */
+  write(data: Uint8Array, at: number): Promise<void>;
+}
+
+/** What a finished download stream delivered. */
+interface Delivered {
+  sizeBytes: number;
+  digest: Buffer;
+  /** The size and SHA-256 match the server's last chunk. */
+  matches: boolean;
+  resumedFromBytes: number;
+}
+
+/**
+ * The one receive loop of both download paths: checks each chunk's offset and CRC-32C, hashes
+ * it and hands it to `sink`, until the last chunk, whose size and SHA-256 are compared (the
+ * caller decides what a mismatch drops). A stream that ends before the last chunk is
+ * UNAVAILABLE.
+ */
+async function verifiedChunks(
+  chunks: AsyncIterable<DownloadChunk>,
+  sink: DownloadSink,
+): Promise<Delivered> {
+  const { name } = sink;
+  let hash = sink.hash;
+  let pos = sink.offsetBytes;
+  let resumedFromBytes = sink.offsetBytes;
+  for await (const c of chunks) {
+    const data = decodedBytes(c.data);
+    if (c.offsetBytes !== pos) {
+      if (c.offsetBytes !== 0 || sink.restart === undefined)
+        throw new NearwireError(Code.Internal, `chunk at ${c.offsetBytes} B, expected ${pos} B`);
+      await sink.restart();
+      hash = createHash("sha256");
+      pos = 0;
+      resumedFromBytes = 0;
+    }
+    if (crc32c(data) !== c.crc32c >>> 0)
+      throw new NearwireError(Code.DataLoss, `chunk at ${pos} B: CRC-32C mismatch`, {
+        reason: "crc-mismatch",
+      });
+    hash.update(data);
+    await sink.write(data, pos);
+    pos += data.byteLength;
+    sink.onProgress?.({ name, transferredBytes: pos, totalBytes: c.sizeBytes, resumedFromBytes });
+    if (c.last) {
+      const digest = hash.digest();
+      const matches = pos === c.sizeBytes && sameDigest(digest, decodedBytes(c.sha256));
+      return { sizeBytes: pos, digest, matches, resumedFromBytes };
+    }
+  }
+  throw new NearwireError(Code.Unavailable, `download of ${JSON.stringify(name)} ended early`);
+}
+
+function digestMismatch(sizeBytes: number): NearwireError {
+  return new NearwireError(Code.DataLoss, `SHA-256 of ${sizeBytes} B does not match the server's`);
+}
+
+async function writeAll(fh: FileHandle, data: Uint8Array, pos: number): Promise<void> {
+  let done = 0;
+  while (done < data.byteLength) {
+    const { bytesWritten } = await fh.write(data, done, data.byteLength - done, pos + done);
+    done += bytesWritten;
+  }
+}
+
+function sameDigest(a: Uint8Array, b: Uint8Array | undefined): boolean {
+  return b !== undefined && a.byteLength === b.byteLength && timingSafeEqual(a, b);
+}

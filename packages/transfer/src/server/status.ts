@@ -1,0 +1,53 @@
+import { STAGING_DIR_NAME } from "../limits.js";
+import { checkName, splitName } from "../name.js";
+import type { StatusReply, StatusRequest } from "../service.js";
+import { type PartialState, partialPaths, readPartialState } from "./partial-upload.js";
+import { lstatNoSymlink, notFoundAs, type OpenDir, openDirIn } from "./root-dir.js";
+import type { ServedRoot } from "./served-root.js";
+import { isLocked } from "./upload-lock.js";
+
+/** The `status` handler: what `served` has under a name (committed file, partial upload). */
+export async function status(served: ServedRoot, req: StatusRequest): Promise<StatusReply> {
+  const name = checkName(req.name);
+  const root = await served.open();
+  try {
+    const sizeBytes = await committedSize(root, name);
+    const partial = await partialOf(root, name);
+    return {
+      committed: sizeBytes >= 0,
+      sizeBytes,
+      partialBytes: partial?.confirmedBytes ?? -1,
+      partialSizeBytes: partial?.sizeBytes ?? -1,
+      active: served.active.has(name) || (await isLocked(served.rootId, name)),
+    };
+  } finally {
+    await root.close();
+  }
+}
+
+/** Size of the file committed under `name`, or -1 (no file, or not a regular file). */
+async function committedSize(root: OpenDir, name: string): Promise<number> {
+  const { dir: dirSegs, base } = splitName(name);
+  const dir = await openDirIn(root, dirSegs, name).catch(notFoundAs(undefined));
+  if (dir === undefined) return -1;
+  try {
+    const st = await lstatNoSymlink(dir, base, name);
+    return st?.isFile() ? st.size : -1;
+  } finally {
+    await dir.close();
+  }
+}
+
+/** The state of `name`'s partial upload, or undefined when there is none. */
+async function partialOf(root: OpenDir, name: string): Promise<PartialState | undefined> {
+  const staging = await openDirIn(root, [STAGING_DIR_NAME], STAGING_DIR_NAME).catch(
+    notFoundAs(undefined),
+  );
+  if (staging === undefined) return undefined;
+  try {
+    const state = await readPartialState(partialPaths(staging.path, name));
+    return state !== undefined && state.name === name ? state : undefined;
+  } finally {
+    await staging.close();
+  }
+}

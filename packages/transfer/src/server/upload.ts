@@ -1,0 +1,202 @@
+import { Code, NearwireError } from "@nearwire/core";
+import { crc32c } from "@nearwire/frame";
+import { STAGING_DIR_NAME } from "../limits.js";
+import { checkName, splitName } from "../name.js";
+import { decodedBytes } from "../plain-bytes.js";
+import type { UploadChunk, UploadReply } from "../service.js";
+import { type ChunkWriter, chunkWriter, WRITE_QUEUE_BYTES } from "./chunk-writer.js";
+import { commitUpload } from "./commit.js";
+import { openPartialUpload, type PartialUpload, partialPaths } from "./partial-upload.js";
+import { lstatNoSymlink, notFoundAs, type OpenDir, openDirIn } from "./root-dir.js";
+import type { ServedLimits, ServedRoot } from "./served-root.js";
+import { lockUpload, type UploadLock } from "./upload-lock.js";
+
+const EMPTY = new Uint8Array(0);
+
+/** What one upload call holds; everything set is released when the call ends. */
+interface UploadCall {
+  readonly name: string;
+  /** Declared size of the whole file, -1 when unknown. */
+  readonly declared: number;
+  root?: OpenDir;
+  staging?: OpenDir;
+  lock?: UploadLock;
+  partial?: PartialUpload;
+  writer?: ChunkWriter;
+  committed: boolean;
+}
+
+/**
+ * The `upload` handler. The first message names the file and its declared size; chunks are
+ * checked (offset, size, CRC-32C) and written to the partial upload behind the receive loop;
+ * the `last` one commits. A stream that ends without `last` checkpoints what arrived, for a
+ * resume. One upload per name at a time (another gets ABORTED).
+ */
+export async function upload(
+  served: ServedRoot,
+  requests: AsyncIterable<UploadChunk>,
+): Promise<UploadReply> {
+  const it = requests[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done === true)
+    throw new NearwireError(Code.InvalidArgument, "upload stream had no message");
+  const call: UploadCall = { ...checkHeader(first.value, served.limits), committed: false };
+  if (served.active.has(call.name))
+    throw new NearwireError(
+      Code.Aborted,
+      `an upload of ${JSON.stringify(call.name)} is in progress`,
+    );
+  served.active.add(call.name);
+  try {
+    const partial = await start(served, call, first.value.offsetBytes);
+    return await receive(served.limits, call, partial, first.value, it);
+  } catch (err) {
+    // Disk full (ENOSPC) becomes RESOURCE_EXHAUSTED; the partial is kept for a resume.
+    throw NearwireError.from(err, Code.Internal);
+  } finally {
+    await release(call);
+    served.active.delete(call.name);
+  }
+}
+
+/** The name and declared size of the first message, checked against the limits. */
+function checkHeader(msg: UploadChunk, limits: ServedLimits): { name: string; declared: number } {
+  const name = checkName(msg.name);
+  const declared = msg.sizeBytes;
+  if (!Number.isSafeInteger(declared) || declared < -1)
+    throw new NearwireError(Code.InvalidArgument, `sizeBytes ${declared} is not -1 or a size`);
+  if (declared > limits.maxFileBytes)
+    throw new NearwireError(
+      Code.ResourceExhausted,
+      `file ${declared} B > maxFileBytes ${limits.maxFileBytes}`,
+    );
+  return { name, declared };
+}
+
+/** Takes the cross-process lock and opens the partial upload (new, or resumed at `offsetBytes`). */
+async function start(
+  served: ServedRoot,
+  call: UploadCall,
+  offsetBytes: number,
+): Promise<PartialUpload> {
+  const { name } = call;
+  const root = await served.open();
+  call.root = root;
+  // Refuse a name that is or is under a symlink before any data is taken (the commit checks
+  // again).
+  const target = splitName(name);
+  const dir = await openDirIn(root, target.dir, name).catch(notFoundAs(undefined));
+  if (dir !== undefined) {
+    try {
+      await lstatNoSymlink(dir, target.base, name);
+    } finally {
+      await dir.close();
+    }
+  }
+  const lock = await lockUpload(served.rootId, name);
+  if (lock === undefined)
+    throw new NearwireError(
+      Code.Aborted,
+      `an upload of ${JSON.stringify(name)} is in progress in another process`,
+    );
+  call.lock = lock;
+  call.staging = await openDirIn(root, [STAGING_DIR_NAME], STAGING_DIR_NAME, {
+    create: true,
+    mode: 0o700,
+  });
+  call.partial = await openPartialUpload({
+    paths: partialPaths(call.staging.path, name),
+    name,
+    sizeBytes: call.declared,
+    offsetBytes,
+    syncEveryBytes: served.limits.syncEveryBytes,
+  });
+  return call.partial;
+}
+
+/** Checks and writes chunks from `msg` on; commits on `last`, else checkpoints at the end. */
+async function receive(
+  limits: ServedLimits,
+  call: UploadCall,
+  partial: PartialUpload,
+  firstMessage: UploadChunk,
+  it: AsyncIterator<UploadChunk>,
+): Promise<UploadReply> {
+  const w = chunkWriter(partial);
+  call.writer = w;
+  let msg = firstMessage;
+  let expected = partial.writtenBytes;
+  for (;;) {
+    const data = decodedBytes(msg.data);
+    expected = checkChunk(limits, call.declared, msg, data, expected);
+    partial.hash.update(data);
+    w.enqueue(data);
+    if (w.queuedBytes >= WRITE_QUEUE_BYTES) await w.drain();
+    else w.throwIfFailed();
+    if (msg.last) {
+      await w.drain();
+      const reply = await commitUpload(
+        partial,
+        call.root as OpenDir,
+        call.name,
+        call.declared,
+        decodedBytes(msg.sha256),
+      );
+      call.committed = true;
+      return reply;
+    }
+    const next = await it.next();
+    if (next.done === true) break;
+    msg = next.value;
+  }
+  await w.drain();
+  await partial.checkpoint();
+  return { committed: false, sizeBytes: partial.confirmedBytes, sha256: EMPTY };
+}
+
+/** Checks one chunk expected at `expected` B; returns where the next one starts. */
+function checkChunk(
+  limits: ServedLimits,
+  declared: number,
+  msg: UploadChunk,
+  data: Uint8Array,
+  expected: number,
+): number {
+  if (msg.offsetBytes !== expected)
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `chunk at ${msg.offsetBytes} B, expected ${expected} B`,
+    );
+  if (data.byteLength > limits.maxChunkBytes)
+    throw new NearwireError(
+      Code.ResourceExhausted,
+      `chunk ${data.byteLength} B > maxChunkBytes ${limits.maxChunkBytes}`,
+    );
+  if (crc32c(data) !== msg.crc32c >>> 0)
+    throw new NearwireError(
+      Code.DataLoss,
+      `chunk at ${expected} B: CRC-32C ${crc32c(data)} != ${msg.crc32c >>> 0}`,
+      { reason: "crc-mismatch" },
+    );
+  const end = expected + data.byteLength;
+  if (end > limits.maxFileBytes)
+    throw new NearwireError(
+      Code.ResourceExhausted,
+      `file ${end} B > maxFileBytes ${limits.maxFileBytes}`,
+    );
+  if (declared >= 0 && end > declared)
+    throw new NearwireError(Code.InvalidArgument, `file ${end} B > declared ${declared} B`);
+  return end;
+}
+
+/** Ends an upload call: pending writes, a checkpoint unless committed, handles, the lock. */
+async function release(call: UploadCall): Promise<void> {
+  await call.writer?.drain().catch(() => {});
+  if (call.partial !== undefined) {
+    if (!call.committed) await call.partial.checkpoint().catch(() => {});
+    await call.partial.close().catch(() => {});
+  }
+  await call.staging?.close().catch(() => {});
+  await call.root?.close().catch(() => {});
+  await call.lock?.release();
+}
