@@ -121,7 +121,9 @@ describe("worker pool: a worker's death", () => {
   }
 
   it("a replacement that never answers its set-up is ended and retried; the others serve", async () => {
-    await withPool(2, { handshakeTimeoutMs: 3000 }, async (pool, control) => {
+    // The set-up limit also bounds the first two workers' start, which takes seconds under tsx
+    // on a loaded 2-core machine: 5 s, not less.
+    await withPool(2, { handshakeTimeoutMs: 5000 }, async (pool, control) => {
       const c = pool.client(conformanceService, { codec: jsonCodec });
       const conn0 = pool.connections[0];
       Atomics.store(control, 0, HANG);
@@ -130,7 +132,7 @@ describe("worker pool: a worker's death", () => {
           Promise.resolve(),
         isCode(Code.Unavailable, "peer-closed"),
       );
-      // Hung replacements come and go (3 s set-up limit each); every call still answers.
+      // Hung replacements come and go (5 s set-up limit each); every call still answers.
       let calls = 0;
       while (Atomics.load(control, 1) < 4) {
         assert.equal((await c.echo({ id: calls, text: "x" })).id, calls);
