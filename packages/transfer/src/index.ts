@@ -12,6 +12,7 @@ export type {
 } from "./client/options.js";
 export { createTransferFlatbuffersCodec, transferFlatbuffersTables } from "./codecs/flatbuffers.js";
 export type { TransferCodecName } from "./codecs/names.js";
+export { TRANSFER_CODEC_NAMES } from "./codecs/names.js";
 export { transferRawCodec } from "./codecs/raw.js";
 export { TRANSFER_PROTO_URL, transferCodec } from "./codecs/table.js";
 export {
