@@ -46,8 +46,9 @@ function gate(extra: string[]): { code: number | null; out: string; report: Benc
 test("A/B gate: an unchanged tree passes", () => {
   const { code, out, report } = gate([]);
   assert.equal(code, 0, out);
-  const row = report.ab?.rows.find((r) => r.key === "latency:uds-channel/frame/64B");
-  assert.ok(row !== undefined, "the row was gated");
+  assert.ok(report.ab, "the A/B gate ran");
+  const row = report.ab.rows.find((r) => r.key === "latency:uds-channel/frame/64B");
+  assert.ok(row, "the row was gated");
   assert.equal(row.pairs.length, 3);
   assert.notEqual(row.status, "REGRESSED");
 });
@@ -55,8 +56,9 @@ test("A/B gate: an unchanged tree passes", () => {
 test("A/B gate: an injected slowdown fails the run", () => {
   const { code, out, report } = gate(["--self-test-slowdown", "300"]);
   assert.equal(code, 1, out);
-  const row = report.ab?.rows.find((r) => r.key === "latency:uds-channel/frame/64B");
+  assert.ok(report.ab, "the A/B gate ran");
+  const row = report.ab.rows.find((r) => r.key === "latency:uds-channel/frame/64B");
   assert.ok(row);
-  assert.equal(row?.status, "REGRESSED");
-  assert.ok((row?.ratio ?? 0) > 2, `ratio ${row?.ratio}`);
+  assert.equal(row.status, "REGRESSED");
+  assert.ok(row.ratio > 2, `ratio ${row.ratio}`);
 });

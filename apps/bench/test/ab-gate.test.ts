@@ -6,6 +6,7 @@ import type { CodecResult } from "../src/measure/codec-bench.js";
 import { steady } from "../src/measure/drive.js";
 import type { RunResult } from "../src/measure/run-result.js";
 import type { CaseResult } from "../src/measure/runner.js";
+import { found } from "./found.js";
 
 function run(p50Ns: number, msgsPerSec: number): RunResult {
   return {
@@ -71,12 +72,13 @@ test("abRows pairs cases by key and codec results by codec/message/op", () => {
   ];
   const rows = abRows(current, base, [codec(0.5e6), codec(0.5e6)], [codec(2e6), codec(2e6)]);
   const by = new Map(rows.map((r) => [r.key, r]));
-  assert.equal(by.get("latency:uds/raw/64B")?.status, "REGRESSED");
-  assert.equal(by.get("latency:uds/raw/64B")?.limit, AB_LIMITS.latency);
-  assert.equal(by.get("throughput:uds/raw/64B")?.status, "ok");
-  assert.equal(by.get("codec:raw/tick/encode")?.status, "REGRESSED");
-  assert.equal(by.get("codec:raw/tick/encode")?.ratio, 0.25);
-  assert.equal(by.get("codec:raw/tick/decode")?.status, "ok");
+  const get = (key: string) => found(by.get(key), key);
+  assert.equal(get("latency:uds/raw/64B").status, "REGRESSED");
+  assert.equal(get("latency:uds/raw/64B").limit, AB_LIMITS.latency);
+  assert.equal(get("throughput:uds/raw/64B").status, "ok");
+  assert.equal(get("codec:raw/tick/encode").status, "REGRESSED");
+  assert.equal(get("codec:raw/tick/encode").ratio, 0.25);
+  assert.equal(get("codec:raw/tick/decode").status, "ok");
 });
 
 test("steady(): the last three windows must agree within 10 % of their median", () => {
@@ -99,6 +101,7 @@ test("abRows: hand-written baselines are shown (info), never gated", () => {
     [],
     [],
   );
-  assert.equal(rows[0]?.status, "info");
-  assert.equal(rows[0]?.ratio, 9);
+  const row = found(rows[0], "the bare row");
+  assert.equal(row.status, "info");
+  assert.equal(row.ratio, 9);
 });

@@ -44,8 +44,9 @@ test("lists, sizes, durations and the filter are read", () => {
   assert.deepEqual(o.sizes, [64, 1024, 65536, 1048576, 100]);
   assert.equal(o.durationMs, 500);
   assert.equal(o.warmupMs, 20);
-  assert.ok(o.filter?.test("uds/json/64B"));
-  assert.equal(o.filter?.test("grpc-uds/json/64B"), false);
+  assert.ok(o.filter);
+  assert.ok(o.filter.test("uds/json/64B"));
+  assert.equal(o.filter.test("grpc-uds/json/64B"), false);
   assert.equal(o.repeat, 3);
   assert.equal(o.seed, 42);
   assert.equal(o.pin, false);

@@ -8,6 +8,7 @@ import {
   serializeBaseline,
 } from "../src/ci/ci.js";
 import { fixtureReport } from "./fixture.js";
+import { found } from "./found.js";
 
 const machine = { cpuModel: "Test CPU", cores: 2, node: "v20.0.0" };
 
@@ -71,8 +72,12 @@ test("a ratio missing from the run fails; a new one is reported and passes", () 
   delete current["raw tick decode ops/s ÷ json"];
   const missing = compare(current, b);
   assert.equal(missing.failed, true);
+  const name = "raw tick decode ops/s ÷ json";
   assert.equal(
-    missing.rows.find((r) => r.name === "raw tick decode ops/s ÷ json")?.status,
+    found(
+      missing.rows.find((r) => r.name === name),
+      name,
+    ).status,
     "missing",
   );
 
@@ -80,7 +85,13 @@ test("a ratio missing from the run fails; a new one is reported and passes", () 
   delete older.ratios["raw tick decode ops/s ÷ json"];
   const added = compare(ratiosAt(1), older);
   assert.equal(added.failed, false);
-  assert.equal(added.rows.find((r) => r.name === "raw tick decode ops/s ÷ json")?.status, "new");
+  assert.equal(
+    found(
+      added.rows.find((r) => r.name === name),
+      name,
+    ).status,
+    "new",
+  );
 });
 
 test("a ratio that swung widely on an unchanged tree gets proportionally more room", () => {

@@ -7,42 +7,50 @@ import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { compareMarkdown, compareReports, compareText } from "../src/cli/compare.js";
 import { fixtureReport } from "./fixture.js";
+import { found } from "./found.js";
+
+/** The verdict of one row of a comparison; fails when the row is not there. */
+const verdict = (c: { rows: { key: string; verdict: string }[] }, key: string) =>
+  found(
+    c.rows.find((r) => r.key === key),
+    key,
+  ).verdict;
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 
 test("compare: a scaled-slower report is slower where it changed, within noise elsewhere", () => {
   const c = compareReports(fixtureReport(1), fixtureReport(2));
-  const by = new Map(c.rows.map((r) => [r.key, r]));
-  const lat = by.get("latency:uds/json/64B");
-  assert.ok(lat);
-  assert.equal(lat?.verdict, "slower");
-  assert.ok(Math.abs((lat?.change ?? 0) - 2) < 1e-9);
+  const lat = c.rows.find((r) => r.key === "latency:uds/json/64B");
+  assert.ok(lat?.change !== undefined && lat.changeRange);
+  assert.equal(lat.verdict, "slower");
+  assert.ok(Math.abs(lat.change - 2) < 1e-9);
   assert.deepEqual(
-    lat?.changeRange?.map((v) => +v.toFixed(3)),
+    lat.changeRange.map((v) => +v.toFixed(3)),
     [+(120 / 61).toFixed(3), +(122 / 60).toFixed(3)],
   );
-  assert.equal(by.get("throughput:uds/json/64B")?.verdict, "slower");
-  assert.equal(by.get("latency:bare-net-uds/bytes/64B")?.verdict, "within noise");
-  assert.equal(by.get("latency:uds/raw/64B")?.verdict, "failed");
+  assert.equal(verdict(c, "throughput:uds/json/64B"), "slower");
+  assert.equal(verdict(c, "latency:bare-net-uds/bytes/64B"), "within noise");
+  assert.equal(verdict(c, "latency:uds/raw/64B"), "failed");
   assert.equal(c.sameMachine, true);
   const faster = compareReports(fixtureReport(2), fixtureReport(1));
-  assert.equal(faster.rows.find((r) => r.key === "latency:uds/json/64B")?.verdict, "faster");
-  assert.equal(faster.rows.find((r) => r.key === "throughput:uds/json/64B")?.verdict, "faster");
+  assert.equal(verdict(faster, "latency:uds/json/64B"), "faster");
+  assert.equal(verdict(faster, "throughput:uds/json/64B"), "faster");
 });
 
 test("compare: overlapping runs or a change ≤ 10 % stay within noise", () => {
   const c = compareReports(fixtureReport(1), fixtureReport(1.05));
-  assert.equal(c.rows.find((r) => r.key === "latency:uds/json/64B")?.verdict, "within noise");
+  assert.equal(verdict(c, "latency:uds/json/64B"), "within noise");
   const base = fixtureReport(1);
   const next = fixtureReport(1);
-  const runs = next.cases.find((x) => x.spec.key === "latency:uds/json/64B")?.runs ?? [];
+  const runs = found(
+    next.cases.find((x) => x.spec.key === "latency:uds/json/64B"),
+    "latency:uds/json/64B",
+  ).runs;
   // Medians 1.3× apart but the ranges overlap: one run of the new side is as fast as the base.
-  if (runs[0]?.latency) runs[0].latency.p50Ns = 60_500;
-  if (runs[1]?.latency) runs[1].latency.p50Ns = 100_000;
-  assert.equal(
-    compareReports(base, next).rows.find((r) => r.key === "latency:uds/json/64B")?.verdict,
-    "within noise",
-  );
+  assert.ok(runs[0]?.latency && runs[1]?.latency);
+  runs[0].latency.p50Ns = 60_500;
+  runs[1].latency.p50Ns = 100_000;
+  assert.equal(verdict(compareReports(base, next), "latency:uds/json/64B"), "within noise");
 });
 
 test("compare: added and removed rows, different machines named", () => {
@@ -55,8 +63,8 @@ test("compare: added and removed rows, different machines named", () => {
   );
   next.machine = { ...next.machine, cpuModel: "Other CPU" };
   const c = compareReports(base, next);
-  assert.equal(c.rows.find((r) => r.key === "stream:uds-channel/frame/64B")?.verdict, "removed");
-  assert.equal(c.rows.find((r) => r.key.startsWith("latency:uds/json/64K"))?.verdict, "added");
+  assert.equal(verdict(c, "stream:uds-channel/frame/64B"), "removed");
+  assert.equal(verdict(c, "latency:uds/json/64KiB"), "added");
   assert.equal(c.sameMachine, false);
   const text = compareText(c, "a.json", "b.json");
   assert.match(text, /warning: different machines \("Test CPU" vs "Other CPU"\)/);

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { makeCase } from "../src/measure/case-spec.js";
 import { Orchestrator } from "../src/measure/runner.js";
 import type { BenchReport } from "../src/report/summary.js";
+import { found } from "./found.js";
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "nwb-test-"));
@@ -70,8 +71,8 @@ test("one real case end to end: server and client processes, table, JSON, Markdo
   assert.match(r.stderr, /latency:bare-net-uds\/bytes\/64B/, "progress goes to stderr");
   const report = JSON.parse(readFileSync(json, "utf8")) as BenchReport;
   assert.equal(report.cases.length, 1);
-  const run = report.cases[0]?.runs[0];
-  assert.ok(run?.latency);
+  const run = found(report.cases[0]?.runs[0], "the run");
+  assert.ok(run.latency);
   assert.ok(run.latency.count > 0);
   assert.equal(run.latency.count, run.count, "every call of the window is a sample");
   assert.ok(run.latency.p50Ns > 0 && run.latency.p50Ns <= run.latency.maxNs);

@@ -87,7 +87,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
   const table = engineTargetsTable(summarise(cases(), fixtureInput));
   const engine = table.rows.find((r) => r[0]?.startsWith("the engine alone"));
   assert.ok(engine);
-  assert.deepEqual(engine?.slice(1), [
+  assert.deepEqual(engine.slice(1), [
     "memory/bytes/64B",
     "930 k",
     "930 k/s",
@@ -96,7 +96,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
   ]);
   const lat = table.rows.find((r) => r[0]?.startsWith("uds RPC round trip"));
   assert.ok(lat);
-  assert.deepEqual(lat?.slice(1), [
+  assert.deepEqual(lat.slice(1), [
     "uds/raw/64B ÷ bare-net-uds/bytes/64B",
     "33.0 µs ÷ 30.0 µs",
     "1.10×",
@@ -105,7 +105,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
   ]);
   const stretch = table.rows.find((r) => r[0]?.includes("stretch"));
   assert.ok(stretch);
-  assert.equal(stretch?.[5], "met (stretch)");
+  assert.equal(stretch[5], "met (stretch)");
 });
 
 test("engine targets: a target whose rows did not run (or failed) is left out or shown as —", () => {
@@ -122,12 +122,12 @@ test("engine targets: a target whose rows did not run (or failed) is left out or
     (r) => r.target.row === "latency:uds/raw/64B",
   );
   assert.ok(lat);
-  assert.equal(lat?.value, undefined);
-  assert.equal(lat?.met, undefined);
+  assert.equal(lat.value, undefined);
+  assert.equal(lat.met, undefined);
   const row = engineTargetsTable(summarise(failed, fixtureInput)).rows.find((r) =>
     r[0]?.startsWith("uds RPC round trip"),
   );
   assert.ok(row);
-  assert.equal(row?.[5], "—");
+  assert.equal(row[5], "—");
   assert.equal(engineTargetsTable([]).rows.length, 0);
 });

@@ -87,7 +87,8 @@ test("go rows never enter the CI matrix, and would be info rows of the A/B gate"
   });
   const run = { latency: { p50Ns: 50_000 }, msgsPerSec: 1 } as RunResult;
   const [row] = abRows([{ spec, runs: [run] }], [{ spec, runs: [run] }], [], []);
-  assert.equal(row?.status, "info");
+  assert.ok(row);
+  assert.equal(row.status, "info");
 });
 
 test("resolveGoRows: without go on PATH the go rows are dropped with one line naming apt-get", () => {
@@ -102,7 +103,8 @@ test("resolveGoRows: without go on PATH the go rows are dropped with one line na
     r.line ?? "",
     /go-\* rows skipped \(go not found on PATH\); to measure them: apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev/,
   );
-  assert.equal(r.availability?.status, "absent");
+  assert.ok(r.availability);
+  assert.equal(r.availability.status, "absent");
   assert.equal(r.binary, undefined);
   const none = resolveGoRows(
     cases.filter((c) => !c.transport.startsWith("go-")),
@@ -141,7 +143,8 @@ test("the published Go tables, reproduced: go rows measured here sit beside near
   const ids = ipc.rows.map((x) => x[4]);
   assert.ok(ids.indexOf("go-uds/bytes/64B") > ids.indexOf("bare-net-uds/bytes/64B"));
   const grpc = ipc.rows.find((x) => x[4] === "go-grpc-uds/bytes/64B");
-  assert.deepEqual(grpc?.slice(0, 4), ["gRPC over UDS", "47 µs", "389 µs", "0.89 M QPS"]);
-  assert.deepEqual(grpc?.slice(5), ["100 µs", "200 µs", "55.0 k"]);
+  assert.ok(grpc);
+  assert.deepEqual(grpc.slice(0, 4), ["gRPC over UDS", "47 µs", "389 µs", "0.89 M QPS"]);
+  assert.deepEqual(grpc.slice(5), ["100 µs", "200 µs", "55.0 k"]);
   assert.match(ipc.note, /go-\* rows are Go on this machine, in this run/);
 });

@@ -11,6 +11,7 @@ import { renderMarkdown } from "../src/report/markdown-report.js";
 import { recommend } from "../src/report/recommendations.js";
 import { payloadsAround, seedComparison } from "../src/report/seed-comparison.js";
 import { fixtureReport } from "./fixture.js";
+import { found } from "./found.js";
 
 /** The cells of the row whose `data-id` is `id` in the table with element id `table`. */
 function row(html: string, table: string, id: string): { text: string; v?: string }[] {
@@ -33,7 +34,8 @@ test("HTML report: one file, nothing loaded from the network, Chart.js inlined",
   assert.equal(/\b(src|href)="(https?:)?\/\//i.test(html), false, "no remote URL");
   assert.match(html, /Chart\.js v4\.\d+\.\d+/);
   const data = /<script type="application\/json" id="chart-data">(.*?)<\/script>/s.exec(html);
-  const groups = JSON.parse(data?.[1] ?? "null");
+  assert.ok(data);
+  const groups = JSON.parse(data[1] ?? "null");
   assert.deepEqual(
     groups.map((g: { id: string }) => g.id),
     ["latency", "throughput", "stream", "cpu", "codecs"],
@@ -73,16 +75,18 @@ test("HTML tables: each cell shows the JSON's figure and carries the number behi
   const r = fixtureReport();
   const html = renderHtml(r);
   const uds = r.summaries.find((s) => s.spec.key === "latency:uds/json/64B");
+  assert.ok(uds);
   const cells = row(html, "table-latency", "uds/json/64B");
-  assert.equal(cells[2]?.text, fmtNs(uds?.p50Ns));
-  assert.equal(Number(cells[2]?.v), uds?.p50Ns);
-  assert.equal(Number(cells[4]?.v), uds?.p99Ns);
+  assert.equal(cells[2]?.text, fmtNs(uds.p50Ns));
+  assert.equal(Number(cells[2]?.v), uds.p50Ns);
+  assert.equal(Number(cells[4]?.v), uds.p99Ns);
   assert.equal(cells[10]?.text, "—", "heap/msg: not in this fixture");
   assert.equal(cells[11]?.text, "1.19× bare-net-uds/bytes/64B");
   const thr = r.summaries.find((s) => s.spec.key === "throughput:uds/json/64B");
+  assert.ok(thr);
   const t = row(html, "table-throughput", "uds/json/64B");
-  assert.equal(t[2]?.text, fmtCount(thr?.msgsPerSec));
-  assert.equal(Number(t[2]?.v), thr?.msgsPerSec);
+  assert.equal(t[2]?.text, fmtCount(thr.msgsPerSec));
+  assert.equal(Number(t[2]?.v), thr.msgsPerSec);
   const codec = row(html, "table-codecs", "raw/tick");
   assert.equal(Number(codec[2]?.v), 2_000_000);
   assert.equal(codec[4]?.text, "4.00×");
@@ -102,11 +106,12 @@ test("what to pick: lowest p50, lowest CPU, most msgs/s, fastest codec", () => {
   const r = fixtureReport();
   const picks = recommend(r.summaries, r.codecs);
   const by = new Map(picks.map((p) => [p.goal, p]));
-  assert.equal(by.get("Latency (small messages)")?.pick, "shm-ring-spin/json/64B");
-  assert.equal(by.get("Latency (small messages)")?.figure, `p50 ${fmtNs(5_100)}`);
-  assert.equal(by.get("Latency over a socket (no native addon)")?.pick, "uds/json/64B");
-  assert.equal(by.get("Throughput (64 calls in flight)")?.pick, "uds/json/64B");
-  assert.equal(by.get("Codec (Tick)")?.pick, "raw");
+  const get = (goal: string) => found(by.get(goal), goal);
+  assert.equal(get("Latency (small messages)").pick, "shm-ring-spin/json/64B");
+  assert.equal(get("Latency (small messages)").figure, `p50 ${fmtNs(5_100)}`);
+  assert.equal(get("Latency over a socket (no native addon)").pick, "uds/json/64B");
+  assert.equal(get("Throughput (64 calls in flight)").pick, "uds/json/64B");
+  assert.equal(get("Codec (Tick)").pick, "raw");
   // Channel and baseline rows are never the pick, even when faster.
   for (const p of picks) assert.equal(/^(bare-|uds-channel)/.test(p.pick), false, p.pick);
   assert.deepEqual(recommend([], []), []);
@@ -116,16 +121,19 @@ test("charts: one per payload, a bar per codec, linear unless the values span mo
   const r = fixtureReport();
   const groups = htmlCharts(r.summaries, r.codecs, r.found.codecs);
   const latency = groups.find((g) => g.id === "latency");
+  assert.ok(latency);
   assert.deepEqual(
-    latency?.charts.map((c) => c.id),
+    latency.charts.map((c) => c.id),
     ["latency-64B", "latency-64KiB"],
   );
-  const c64 = latency?.charts[0];
-  assert.deepEqual(c64?.labels, ["bare-net-uds", "uds", "shm-ring-spin", "uds-channel"]);
-  const json = c64?.datasets.find((d) => d.label === "json");
-  assert.deepEqual(json?.data, [null, 60_500, 5_100, null]);
-  assert.deepEqual(json?.extra?.data, [null, 121_000, 10_200, null]);
-  assert.equal(c64?.log, false, "5.1 µs … 60.5 µs spans 12x: linear");
+  const c64 = latency.charts[0];
+  assert.ok(c64);
+  assert.deepEqual(c64.labels, ["bare-net-uds", "uds", "shm-ring-spin", "uds-channel"]);
+  const json = c64.datasets.find((d) => d.label === "json");
+  assert.ok(json?.extra);
+  assert.deepEqual(json.data, [null, 60_500, 5_100, null]);
+  assert.deepEqual(json.extra.data, [null, 121_000, 10_200, null]);
+  assert.equal(c64.log, false, "5.1 µs … 60.5 µs spans 12x: linear");
   assert.equal(linearFits([1, 20, null]), true);
   assert.equal(linearFits([1, 21]), false);
   const colors = codecColors(["json", "raw"]);

@@ -5,48 +5,54 @@ import { renderMarkdown } from "../src/report/markdown-report.js";
 import { summarise } from "../src/report/summary.js";
 import { latencyTable, spreadTable } from "../src/report/tables.js";
 import { fixtureCases, fixtureInput, fixtureReport } from "./fixture.js";
+import { found } from "./found.js";
 
 test("ratioRange pairs run i with the compared row's run i; stable rows are not flagged", () => {
   const s = summarise(fixtureCases(), fixtureInput);
   const uds = s.find((x) => x.spec.key === "latency:uds/json/64B");
   assert.ok(uds);
-  assert.deepEqual(uds?.ratioRange, [61_000 / 52_000, 60_000 / 50_000]);
-  assert.equal(uds?.unstable, false);
+  assert.deepEqual(uds.ratioRange, [61_000 / 52_000, 60_000 / 50_000]);
+  assert.equal(uds.unstable, false);
   // One run only: no range, no flag.
   const one = s.find(
     (x) =>
       x.spec.key === "latency:uds/json/65536B" || x.spec.key.startsWith("latency:uds/json/64K"),
   );
   assert.ok(one);
-  assert.equal(one?.ratioRange, undefined);
-  assert.equal(one?.unstable, undefined);
+  assert.equal(one.ratioRange, undefined);
+  assert.equal(one.unstable, undefined);
 });
 
 test("a ratio range crossing 1.0, or runs spread > 2×, make a row unstable", () => {
   const cases = fixtureCases();
   const uds = cases.find((x) => x.spec.key === "latency:uds/json/64B");
-  assert.ok(uds);
   const l0 = uds?.runs[0]?.latency;
-  if (l0) l0.p50Ns = 45_000; // 0.90× in run 0, 61/52 = 1.17× in run 1
+  assert.ok(l0);
+  l0.p50Ns = 45_000; // 0.90× in run 0, 61/52 = 1.17× in run 1
   const spin = cases.find((x) => x.spec.key === "latency:shm-ring-spin/json/64B");
-  assert.ok(spin);
   const l1 = spin?.runs[1]?.latency;
-  if (l1) l1.p50Ns = 15_000; // 5 µs and 15 µs: 3× apart, both faster than uds
+  assert.ok(l1);
+  l1.p50Ns = 15_000; // 5 µs and 15 µs: 3× apart, both faster than uds
   const s = summarise(cases, fixtureInput);
   const u = s.find((x) => x.spec.key === "latency:uds/json/64B");
-  assert.ok(u);
-  assert.equal(u?.unstable, true);
-  assert.ok((u?.ratioRange?.[0] ?? 1) < 1 && (u?.ratioRange?.[1] ?? 1) > 1);
-  assert.equal(s.find((x) => x.spec.key === "latency:shm-ring-spin/json/64B")?.unstable, true);
-  assert.equal(s.find((x) => x.spec.key === "latency:bare-net-uds/bytes/64B")?.unstable, false);
+  assert.ok(u?.ratioRange);
+  assert.equal(u.unstable, true);
+  assert.ok(u.ratioRange[0] < 1 && u.ratioRange[1] > 1);
+  const get = (key: string) =>
+    found(
+      s.find((x) => x.spec.key === key),
+      key,
+    );
+  assert.equal(get("latency:shm-ring-spin/json/64B").unstable, true);
+  assert.equal(get("latency:bare-net-uds/bytes/64B").unstable, false);
   const lat = latencyTable(s);
   const row = lat.rows.find((r) => r[0] === "uds/json/64B");
   assert.ok(row);
-  assert.match(row?.at(-1) ?? "", /^~\d/);
+  assert.match(row.at(-1) ?? "", /^~\d/);
   const spreadRow = spreadTable(s).rows.find((r) => r[0] === "uds/json/64B");
   assert.ok(spreadRow);
-  assert.equal(spreadRow?.at(-1), "~ unstable");
-  assert.equal(spreadRow?.at(-2), "0.90× – 1.17×");
+  assert.equal(spreadRow.at(-1), "~ unstable");
+  assert.equal(spreadRow.at(-2), "0.90× – 1.17×");
   const report = { ...fixtureReport(), cases, summaries: s };
   assert.match(renderMarkdown(report), /~ unstable/);
   assert.equal(

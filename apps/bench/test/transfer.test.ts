@@ -12,6 +12,7 @@ import {
   transferMarkdown,
   transferTables,
 } from "../src/transfer/transfer-report.js";
+import { found } from "./found.js";
 
 const ALL = {
   transports: ["uds", "tcp", "grpc-uds", "shm-ring-spin", "shm-ring-adaptive", "shm-ring-park"],
@@ -34,7 +35,8 @@ describe("transfer plan", () => {
     assert.ok(keys.includes("transfer-many:uds/raw/file-upload-10x100MiB"));
     assert.ok(keys.includes("transfer-large:uds/raw/memory-upload-1GiB-chunk1MiB"));
     const big = transferPlan("full", ALL).find((c) => c.key.endsWith("file-upload-1GiB-chunk1MiB"));
-    assert.equal(big?.kind === "large" ? big.chunkBytes : undefined, 1024 * 1024);
+    assert.ok(big?.kind === "large");
+    assert.equal(big.chunkBytes, 1024 * 1024);
     for (const codec of ALL.codecs)
       assert.ok(keys.includes(`transfer-large:uds/${codec}/memory-upload-1GiB`), codec);
     assert.ok(
@@ -157,18 +159,24 @@ describe("transfer report", () => {
     const tables = transferTables(fixture());
     const targets = tables.find((t) => t.title.includes("targets"));
     assert.ok(targets);
-    const row = (prefix: string) => targets.rows.find((r) => (r[0] as string).startsWith(prefix));
+    const row = (prefix: string) =>
+      found(
+        targets.rows.find((r) => (r[0] as string).startsWith(prefix)),
+        prefix,
+      );
     // uds upload: 1024 MiB in 2 s vs bare 2 s → 1.00× ≥ 0.9×.
-    assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.9×")?.slice(1), ["1.00×", "met"]);
-    assert.deepEqual(row("shm-ring-spin/raw/memory-upload-1GiB ≥ 3")?.slice(1), [
+    assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.9×").slice(1), ["1.00×", "met"]);
+    assert.deepEqual(row("shm-ring-spin/raw/memory-upload-1GiB ≥ 3").slice(1), [
       "4.29 GB/s",
       "met",
     ]);
-    assert.equal(row("uds/raw/file-upload-1GiB: RSS")?.[2], "NOT met");
+    assert.equal(row("uds/raw/file-upload-1GiB: RSS")[2], "NOT met");
     const large = tables.find((t) => t.title.includes("large files"));
-    const uds = large?.rows.find((r) => r[0] === "uds/raw/file-upload-1GiB");
-    assert.equal(uds?.[2], "0.50×"); // ÷ cp
-    assert.equal(uds?.at(-1), "NO");
+    assert.ok(large);
+    const uds = large.rows.find((r) => r[0] === "uds/raw/file-upload-1GiB");
+    assert.ok(uds);
+    assert.equal(uds[2], "0.50×"); // ÷ cp
+    assert.equal(uds.at(-1), "NO");
   });
 
   it("Markdown and HTML carry the seed rows beside the published Go figures", () => {
@@ -210,10 +218,12 @@ describe("transfer runs", () => {
       out: (l) => lines.push(l),
     });
     const run = report.runs[0];
-    assert.equal(run?.error, undefined);
-    assert.equal(run?.bytes, 8 * MiB);
-    assert.ok((run?.elapsedNs ?? 0) > 0);
-    assert.ok((run?.server?.peakRssBytes ?? 0) > 0);
+    assert.ok(run);
+    assert.equal(run.error, undefined);
+    assert.equal(run.bytes, 8 * MiB);
+    assert.ok((run.elapsedNs ?? 0) > 0);
+    assert.ok(run.server);
+    assert.ok(run.server.peakRssBytes > 0);
     assert.match(lines[0] ?? "", /memory-upload-8MiB .* GB\/s/);
     assert.deepEqual(mine(), before);
   });
