@@ -7,7 +7,7 @@ import {
   engineTargetsTable,
 } from "../src/report/engine-targets.js";
 import { summarise } from "../src/report/summary.js";
-import { fixtureInput, run, spec } from "./fixture.js";
+import { fixtureCores, fixtureInput, run, spec } from "./fixture.js";
 
 /** A run where every target's rows were measured: p50 in ns for latency, msgs/s otherwise. */
 function cases(): CaseResult[] {
@@ -45,7 +45,7 @@ function cases(): CaseResult[] {
 }
 
 test("engine targets: each ratio from two rows of the run, judged against its bound", () => {
-  const results = engineTargetResults(summarise(cases(), fixtureInput));
+  const results = engineTargetResults(summarise(cases(), fixtureInput, fixtureCores));
   assert.equal(results.length, ENGINE_TARGETS.length);
   const by = new Map(results.map((r) => [r.target.what, r]));
   const get = (prefix: string) => {
@@ -84,7 +84,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
   assert.equal(get("grpc-tcp throughput vs grpc-go").met, true);
   assert.equal(get("grpc-tcp round trip vs grpc-go").met, true);
 
-  const table = engineTargetsTable(summarise(cases(), fixtureInput));
+  const table = engineTargetsTable(summarise(cases(), fixtureInput, fixtureCores));
   const engine = table.rows.find((r) => r[0]?.startsWith("the engine alone"));
   assert.ok(engine);
   assert.deepEqual(engine.slice(1), [
@@ -110,7 +110,7 @@ test("engine targets: each ratio from two rows of the run, judged against its bo
 
 test("engine targets: a target whose rows did not run (or failed) is left out or shown as —", () => {
   const some = cases().filter((c) => !c.spec.key.startsWith("stream:"));
-  const results = engineTargetResults(summarise(some, fixtureInput));
+  const results = engineTargetResults(summarise(some, fixtureInput, fixtureCores));
   assert.equal(
     results.some((r) => r.target.row.startsWith("stream:")),
     false,
@@ -118,13 +118,13 @@ test("engine targets: a target whose rows did not run (or failed) is left out or
   const failed = cases().map((c) =>
     c.spec.key === "latency:uds/raw/64B" ? { spec: c.spec, runs: [], error: "worker exited" } : c,
   );
-  const lat = engineTargetResults(summarise(failed, fixtureInput)).find(
+  const lat = engineTargetResults(summarise(failed, fixtureInput, fixtureCores)).find(
     (r) => r.target.row === "latency:uds/raw/64B",
   );
   assert.ok(lat);
   assert.equal(lat.value, undefined);
   assert.equal(lat.met, undefined);
-  const row = engineTargetsTable(summarise(failed, fixtureInput)).rows.find((r) =>
+  const row = engineTargetsTable(summarise(failed, fixtureInput, fixtureCores)).rows.find((r) =>
     r[0]?.startsWith("uds RPC round trip"),
   );
   assert.ok(row);

@@ -5,6 +5,9 @@ import type { RunResult } from "../src/measure/run-result.js";
 import type { CaseResult } from "../src/measure/runner.js";
 import { type BenchReport, summarise } from "../src/report/summary.js";
 
+/** Cores of the fixture's machine, which a run's load average is judged against. */
+export const fixtureCores = 2;
+
 /** A fixed, hand-made result set (no measuring) for report, chart and CI tests. */
 export const fixtureInput: MatrixInput = {
   transports: [
@@ -122,7 +125,7 @@ export function fixtureReport(scale = 1): BenchReport {
       node: "v20.0.0",
       v8: "11",
       cpuModel: "Test CPU",
-      cores: 2,
+      cores: fixtureCores,
       kernel: "6.0",
       platform: "linux",
       arch: "x64",
@@ -134,6 +137,6 @@ export function fixtureReport(scale = 1): BenchReport {
     messagesFromPackage: true,
     codecs: fixtureCodecs,
     cases,
-    summaries: summarise(cases, fixtureInput),
+    summaries: summarise(cases, fixtureInput, fixtureCores),
   };
 }

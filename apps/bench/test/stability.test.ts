@@ -4,11 +4,11 @@ import { parseBenchArgs } from "../src/cli/args.js";
 import { renderMarkdown } from "../src/report/markdown-report.js";
 import { summarise } from "../src/report/summary.js";
 import { latencyTable, spreadTable } from "../src/report/tables.js";
-import { fixtureCases, fixtureInput, fixtureReport } from "./fixture.js";
+import { fixtureCases, fixtureCores, fixtureInput, fixtureReport } from "./fixture.js";
 import { found } from "./found.js";
 
 test("ratioRange pairs run i with the compared row's run i; stable rows are not flagged", () => {
-  const s = summarise(fixtureCases(), fixtureInput);
+  const s = summarise(fixtureCases(), fixtureInput, fixtureCores);
   const uds = s.find((x) => x.spec.key === "latency:uds/json/64B");
   assert.ok(uds);
   assert.deepEqual(uds.ratioRange, [61_000 / 52_000, 60_000 / 50_000]);
@@ -33,7 +33,7 @@ test("a ratio range crossing 1.0, or runs spread > 2×, make a row unstable", ()
   const l1 = spin?.runs[1]?.latency;
   assert.ok(l1);
   l1.p50Ns = 15_000; // 5 µs and 15 µs: 3× apart, both faster than uds
-  const s = summarise(cases, fixtureInput);
+  const s = summarise(cases, fixtureInput, fixtureCores);
   const u = s.find((x) => x.spec.key === "latency:uds/json/64B");
   assert.ok(u?.ratioRange);
   assert.equal(u.unstable, true);
@@ -48,7 +48,9 @@ test("a ratio range crossing 1.0, or runs spread > 2×, make a row unstable", ()
   const lat = latencyTable(s);
   const row = lat.rows.find((r) => r[0] === "uds/json/64B");
   assert.ok(row);
-  assert.match(row.at(-1) ?? "", /^~\d/);
+  const col = (name: string) => row[lat.headers.indexOf(name)] ?? "";
+  assert.match(col("p50 vs"), /^~\d/);
+  assert.equal(col("flags"), "⚠ unstable");
   const spreadRow = spreadTable(s).rows.find((r) => r[0] === "uds/json/64B");
   assert.ok(spreadRow);
   assert.equal(spreadRow.at(-1), "~ unstable");

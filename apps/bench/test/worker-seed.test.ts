@@ -69,7 +69,7 @@ test("worker seed table: postMessage, worker rings and shm-ring side by side, id
     },
     { spec: spec("latency", "shm-ring-spin-channel"), runs: [run(1_000, 500_000)] },
   ];
-  const r = { ...fixtureReport(), cases, summaries: summarise(cases, input) };
+  const r = { ...fixtureReport(), cases, summaries: summarise(cases, input, 2) };
   const { worker } = seedComparison(r);
   assert.deepEqual(
     worker.rows.map((row) => [row[0], row[5], row[7], row[11]]),

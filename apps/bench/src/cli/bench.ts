@@ -39,6 +39,7 @@ import { seedComparison } from "../report/seed-comparison.js";
 import { median } from "../report/stats.js";
 import { type BenchReport, summarise } from "../report/summary.js";
 import { allTables } from "../report/tables.js";
+import { DOUBT_LEGEND, doubtLine } from "../report/trust.js";
 import { mainRunTransferCases, measureTransferSection } from "../transfer/transfer-command.js";
 import type { BenchOptions } from "./args.js";
 import { Progress } from "./progress.js";
@@ -147,7 +148,7 @@ export async function runBench(
       last = await measureAll(cases, codecJobs, settings, repeat, options.ci, io, builds);
       const current = last[0] as Measured;
       const codecs = mergeCodecRuns(current.codecRuns.flat());
-      const summaries = summarise(current.results, input);
+      const summaries = summarise(current.results, input, machine.cores);
       report = {
         tool: "nearwire-bench",
         formatVersion: 1,
@@ -198,6 +199,8 @@ export async function runBench(
 
   for (const t of allTables(report.codecs, report.summaries))
     io.out(`\n${t.title}\n${textTable(t.headers, t.rows)}`);
+  const doubted = doubtLine(report.summaries);
+  if (doubted !== undefined) io.out(`\n${doubted}\n${DOUBT_LEGEND}`);
   const transfer = await measureTransferSection(transferCases, options, pin, io.out);
   if (transfer !== undefined) report.transfer = transfer;
   writeOutputs(report, options, startedAt, io);

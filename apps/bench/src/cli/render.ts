@@ -7,7 +7,7 @@ import { renderCharts } from "../report/charts.js";
 import { findChromium, screenshot } from "../report/chromium.js";
 import { renderHtml } from "../report/html-report.js";
 import { renderMarkdown } from "../report/markdown-report.js";
-import type { BenchReport } from "../report/summary.js";
+import { type BenchReport, withRunFlags } from "../report/summary.js";
 
 /** Usage of `render.js`. */
 export const RENDER_USAGE = `node apps/bench/dist/cli/render.js --from <report.json> [outputs]
@@ -42,7 +42,7 @@ export async function render(argv: readonly string[]): Promise<number> {
     process.stderr.write("render: --screenshot needs --html (it shoots that file)\n");
     return 2;
   }
-  const report = JSON.parse(readFileSync(values.from, "utf8")) as BenchReport;
+  const report = withRunFlags(JSON.parse(readFileSync(values.from, "utf8")) as BenchReport);
   const none =
     values.html === undefined && values.markdown === undefined && values.svg === undefined;
   const html = none ? join(dirname(values.from), "report.html") : values.html;

@@ -37,4 +37,9 @@ export interface RunResult {
   idleCpuPercent?: number;
   /** The warm-up before the window: wall time (ns), calls, and whether it ended steady. */
   warmup?: { ns: number; calls: number; steady: boolean };
+  /**
+   * The machine's 1-minute load average when the window ended (`os.loadavg()[0]`), the case's
+   * own processes included. Above the core count, other processes shared the CPUs.
+   */
+  loadAverage1m?: number;
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -264,6 +264,7 @@ export class Orchestrator {
       await server.expect("cpu-started", 10_000);
       client.send({ t: "go" });
       const { result } = await client.expect("result", 30_000 + durationMs * 4);
+      const load = loadavg()[0];
       server.send({ t: "cpu-stop" });
       const cpu = await server.expect("cpu", 10_000);
       const r =
@@ -274,6 +275,7 @@ export class Orchestrator {
         ...r,
         server: { userUs: cpu.userUs, systemUs: cpu.systemUs },
         serverCpuUsPerMsg: (cpu.userUs + cpu.systemUs) / r.count,
+        ...(load === undefined ? {} : { loadAverage1m: load }),
       };
     } finally {
       server.send({ t: "exit" });

@@ -12,6 +12,7 @@ import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import type { Table } from "./table.js";
 import { allTables } from "./tables.js";
+import { DOUBT_LEGEND, doubtLine } from "./trust.js";
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -104,6 +105,7 @@ export function tableHtml(
       const classes = [
         ...(i === 0 || (lastPublished >= 0 && i === lastPublished + 1) ? ["id"] : []),
         ...(failed ? ["text", "failed"] : []),
+        ...(text.startsWith("⚠") ? ["doubt"] : []),
       ];
       const attrs = [
         v === undefined || !Number.isFinite(v) ? "" : ` data-v="${v}"`,
@@ -173,7 +175,7 @@ export function renderHtml(report: BenchReport): string {
 
   body.push(
     '<h2 id="summary">What to pick</h2>',
-    '<p class="note">Among the cross-process RPC rows of this run (engine, channel and baseline rows are in the tables). CPU is per message under load: a <code>spin</code> ring also keeps a core busy while idle, <code>adaptive</code> for 50 µs after each message.</p>',
+    '<p class="note">Among the cross-process RPC rows of this run that nothing casts doubt on (engine, channel, baseline and ⚠ rows are in the tables). CPU is per message under load: a <code>spin</code> ring also keeps a core busy while idle, <code>adaptive</code> for 50 µs after each message.</p>',
     '<div class="cards">',
     ...picks.map(
       (p) =>
@@ -182,6 +184,9 @@ export function renderHtml(report: BenchReport): string {
     "</div>",
   );
   if (picks.length === 0) body.push('<p class="muted">No RPC rows were measured in this run.</p>');
+  const doubted = doubtLine(report.summaries);
+  if (doubted !== undefined)
+    body.push(`<p class="doubt">${inlineMarkdown(`${doubted} ${DOUBT_LEGEND}`)}</p>`);
   if (!report.messagesFromPackage) {
     body.push(
       '<p class="failed"><code>@nearwire/bench-messages</code> was not available: JSON stand-in messages were used and codec rows other than json are absent.</p>',

@@ -43,6 +43,8 @@ th.published, td.published { background: var(--pub); color: #5a4a1a; }
 td.published { font-style: italic; vertical-align: top; }
 th.published.last, td.published.last { border-right: 2px solid #d8c48c; }
 .failed { color: #a21; }
+.doubt { color: #8a5300; }
+p.doubt { background: #fdf3e1; border: 1px solid #ecd3a5; padding: 6px 10px; border-radius: 6px; }
 ul.method li { margin: 3px 0; }
 dl.machine { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 4px 0; }
 dl.machine dt { color: var(--muted); }

@@ -5,6 +5,7 @@ import { machineRows, methodBullets, whatRan } from "./run-description.js";
 import { seedComparison } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import { allTables } from "./tables.js";
+import { doubtLine } from "./trust.js";
 
 /**
  * The Markdown report: what was measured, how, on what machine, every table with its ratios,
@@ -66,6 +67,8 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
       "",
     );
   }
+  const doubted = doubtLine(report.summaries);
+  if (doubted !== undefined) out.push(`${doubted} The tables mark them; see their notes.`, "");
   for (const t of allTables(report.codecs, report.summaries)) {
     out.push(`## ${t.title}`, "", t.note, "", markdownTable(t.headers, t.rows), "");
   }

@@ -1,6 +1,7 @@
 import type { CodecResult } from "../measure/codec-bench.js";
 import { fmt3, fmtBytes, fmtCount, fmtNs, fmtRatio } from "./format.js";
 import type { CaseSummary } from "./summary.js";
+import { trusted } from "./trust.js";
 
 /** One "what to pick" answer of the HTML report's summary. */
 export interface Recommendation {
@@ -14,7 +15,8 @@ export interface Recommendation {
   detail: string;
 }
 
-const ok = (s: CaseSummary) => s.runs > 0 && s.error === undefined;
+/** A row that measured and can be trusted (see trust.ts): flagged rows are never a pick. */
+const ok = (s: CaseSummary) => s.runs > 0 && s.error === undefined && trusted(s);
 /** Cross-process RPC rows: what a user chooses between (not engine, channel or baseline rows). */
 const rpc = (s: CaseSummary) => ok(s) && s.spec.layer === "rpc" && s.spec.transport !== "memory";
 const small = (s: CaseSummary) =>
@@ -37,8 +39,8 @@ function best(
 
 /**
  * The summary at the top of the HTML report: which transport and codec to pick for latency,
- * throughput, bulk data and CPU (among the cross-process RPC rows of this run), and which
- * codec is fastest. Goals without data are left out.
+ * throughput, bulk data and CPU (among the cross-process RPC rows of this run that nothing
+ * casts doubt on), and which codec is fastest. Goals without data are left out.
  */
 export function recommend(
   rows: readonly CaseSummary[],

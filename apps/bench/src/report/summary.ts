@@ -4,6 +4,7 @@ import type { CodecResult } from "../measure/codec-bench.js";
 import type { MachineInfo } from "../measure/machine.js";
 import { comparisonKey, type MatrixInput } from "../measure/matrix.js";
 import type { Availability } from "../measure/plugins.js";
+import type { RunResult } from "../measure/run-result.js";
 import type { CaseResult } from "../measure/runner.js";
 import type { TransferReport } from "../transfer/transfer-bench.js";
 import { median, spread } from "./stats.js";
@@ -47,6 +48,18 @@ export interface CaseSummary {
    * Only set on rows with ≥ 2 runs.
    */
   unstable?: boolean;
+  /**
+   * True when a run's warm-up reached its cap before its rate settled (`warmup.steady: false`
+   * in the run). Set when the runs record their warm-up.
+   */
+  unsteady?: boolean;
+  /** Highest 1-minute load average at the end of a run's window, when the runs record it. */
+  loadAverage1m?: number;
+  /**
+   * True when a run was measured while the load average exceeded the machine's core count:
+   * other processes shared the CPUs. Set when the runs record the load.
+   */
+  loaded?: boolean;
 }
 
 /** Runs of a row whose metric spreads more than this (max ÷ min) make it unstable. */
@@ -57,8 +70,15 @@ export function runMetric(mode: CaseSpec["mode"], run: CaseResult["runs"][number
   return mode === "latency" ? (run.latency?.p50Ns ?? Number.NaN) : run.msgsPerSec;
 }
 
-/** Reduces every case result; ratios use the other summaries of the same run. */
-export function summarise(results: readonly CaseResult[], input: MatrixInput): CaseSummary[] {
+/**
+ * Reduces every case result; ratios use the other summaries of the same run. `cores` is the
+ * machine's core count, which a run's load average is judged against.
+ */
+export function summarise(
+  results: readonly CaseResult[],
+  input: MatrixInput,
+  cores: number,
+): CaseSummary[] {
   const out = results.map((r): CaseSummary => {
     const runs = r.runs;
     const lat = runs.flatMap((x) => (x.latency ? [x.latency] : []));
@@ -74,6 +94,7 @@ export function summarise(results: readonly CaseResult[], input: MatrixInput): C
         runs.length > 0 ? spread(runs.map((x) => x.msgsPerSec)) : [Number.NaN, Number.NaN],
     };
     if (r.error !== undefined) s.error = r.error;
+    flagRuns(s, runs, cores);
     const heap = runs.flatMap((x) =>
       x.clientHeapBytesPerMsg === undefined ? [] : [x.clientHeapBytesPerMsg],
     );
@@ -103,6 +124,33 @@ export function summarise(results: readonly CaseResult[], input: MatrixInput): C
   }
   for (const s of out) stability(s, runsByKey, byKey, input);
   return out;
+}
+
+/** Sets `unsteady`, `loadAverage1m` and `loaded` of a row from its runs (see CaseSummary). */
+export function flagRuns(s: CaseSummary, runs: readonly RunResult[], cores: number): void {
+  if (runs.some((r) => r.warmup !== undefined))
+    s.unsteady = runs.some((r) => r.warmup?.steady === false);
+  const loads = runs.flatMap((r) => (r.loadAverage1m === undefined ? [] : [r.loadAverage1m]));
+  if (loads.length > 0) {
+    s.loadAverage1m = Math.max(...loads);
+    s.loaded = s.loadAverage1m > cores;
+  }
+}
+
+/**
+ * The report with each row's run flags derived again from its runs, so that a report written
+ * before a flag existed is judged like a new one when it is rendered again.
+ */
+export function withRunFlags(report: BenchReport): BenchReport {
+  const runs = new Map(report.cases.map((c) => [c.spec.key, c.runs]));
+  return {
+    ...report,
+    summaries: report.summaries.map((s) => {
+      const out = { ...s };
+      flagRuns(out, runs.get(s.spec.key) ?? [], report.machine.cores);
+      return out;
+    }),
+  };
 }
 
 /** Sets `ratioRange` and `unstable` on a row with ≥ 2 runs (see CaseSummary). */

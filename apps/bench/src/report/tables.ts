@@ -3,6 +3,7 @@ import { engineTargetsTable } from "./engine-targets.js";
 import { fmt3, fmtBytes, fmtCount, fmtNs, fmtRatio } from "./format.js";
 import type { CaseSummary } from "./summary.js";
 import type { Table } from "./table.js";
+import { DOUBT_LEGEND, doubtCell, trusted } from "./trust.js";
 
 /** The ratio cell; `~` marks an unstable row (its runs disagree; see the spread table). */
 const ratioCell = (s: CaseSummary) =>
@@ -12,6 +13,22 @@ const ratioCell = (s: CaseSummary) =>
       ? "~"
       : "";
 const cpu = (n: number) => fmt3(n);
+
+/**
+ * `t` with a last `flags` column (`⚠ unsteady`, …) and the legend in its note, when one of its
+ * rows is flagged (see trust.ts); `t` unchanged otherwise. `picked[i]` is the row of `t.rows[i]`.
+ */
+function withFlags(t: Table, picked: readonly CaseSummary[]): Table {
+  if (picked.every(trusted)) return t;
+  const out: Table = {
+    ...t,
+    note: `${t.note} ${DOUBT_LEGEND}`,
+    headers: [...t.headers, "flags"],
+    rows: t.rows.map((r, i) => [...r, doubtCell(picked[i] as CaseSummary)]),
+  };
+  if (t.values !== undefined) out.values = t.values.map((v) => [...v, undefined]);
+  return out;
+}
 
 /** Codec table: every codec × message, with ratios to json. */
 export function codecTable(results: readonly CodecResult[]): Table {
@@ -63,6 +80,10 @@ function heapCell(bytes: number | undefined): string {
 /** Latency table: one call in flight. */
 export function latencyTable(rows: readonly CaseSummary[]): Table {
   const picked = rows.filter((s) => s.spec.mode === "latency");
+  return withFlags(latencyRows(picked), picked);
+}
+
+function latencyRows(picked: readonly CaseSummary[]): Table {
   return {
     title: "Latency (round trip, one call in flight)",
     note: "Every call recorded in an HDR histogram; medians over repeats (max = max over repeats). CPU = user+system µs per round trip. heap/msg = bytes the client allocated on the V8 JS heap per call (GC accounting; Buffer backing stores not included; go-* rows: the Go heap, runtime.MemStats). Ratio = p50 ÷ the compared row's p50 (lower is better).",
@@ -117,8 +138,12 @@ export function latencyTable(rows: readonly CaseSummary[]): Table {
 
 /** Throughput tables: many calls in flight, and one-way streaming. */
 export function flowTable(rows: readonly CaseSummary[], mode: "throughput" | "stream"): Table {
-  const lat = mode === "throughput";
   const picked = rows.filter((s) => s.spec.mode === mode);
+  return withFlags(flowRows(picked, mode), picked);
+}
+
+function flowRows(picked: readonly CaseSummary[], mode: "throughput" | "stream"): Table {
+  const lat = mode === "throughput";
   return {
     title: lat ? "Throughput (64 calls in flight)" : "One-way streaming (server → client)",
     note: lat
