@@ -28,13 +28,40 @@ test("compare: a scaled-slower report is slower where it changed, within noise e
     lat.changeRange.map((v) => +v.toFixed(3)),
     [+(120 / 61).toFixed(3), +(122 / 60).toFixed(3)],
   );
-  assert.equal(verdict(c, "throughput:uds/json/64B"), "slower");
+  // One run on each side: half the msgs/s, yet no verdict.
+  assert.equal(verdict(c, "throughput:uds/json/64B"), "needs --repeat");
   assert.equal(verdict(c, "latency:bare-net-uds/bytes/64B"), "within noise");
   assert.equal(verdict(c, "latency:uds/raw/64B"), "failed");
   assert.equal(c.sameMachine, true);
   const faster = compareReports(fixtureReport(2), fixtureReport(1));
   assert.equal(verdict(faster, "latency:uds/json/64B"), "faster");
-  assert.equal(verdict(faster, "throughput:uds/json/64B"), "faster");
+  assert.equal(verdict(faster, "throughput:uds/json/64B"), "needs --repeat");
+});
+
+test("compare: two single runs (1 / 1) call nothing faster or slower, and say to --repeat", () => {
+  const single = (scale: number) => {
+    const r = fixtureReport(scale);
+    for (const c of r.cases) c.runs = c.runs.slice(0, 1);
+    return r;
+  };
+  const c = compareReports(single(1), single(2));
+  const lat = c.rows.find((r) => r.key === "latency:uds/json/64B");
+  assert.ok(lat?.change !== undefined);
+  assert.ok(Math.abs(lat.change - 2) < 1e-9, "the change is still shown");
+  assert.equal(lat.verdict, "needs --repeat");
+  assert.deepEqual(
+    c.rows.filter((r) => r.verdict === "faster" || r.verdict === "slower"),
+    [],
+  );
+  assert.equal(verdict(c, "latency:uds/raw/64B"), "failed");
+  const text = compareText(c, "a.json", "b.json");
+  assert.match(text, /latency:uds\/json\/64B .* 1 \/ 1 +needs --repeat/);
+  assert.match(text, /fewer than 2 runs on a side: no faster\/slower verdict.*--repeat 3/);
+  assert.doesNotMatch(text, /\d+ (faster|slower)/);
+  assert.match(compareMarkdown(c, "a.json", "b.json"), /> .*--repeat 3/);
+  // One side repeated is not enough either.
+  const mixed = compareReports(fixtureReport(1), single(2));
+  assert.equal(verdict(mixed, "latency:uds/json/64B"), "needs --repeat");
 });
 
 test("compare: overlapping runs or a change ≤ 10 % stay within noise", () => {

@@ -11,14 +11,43 @@ export const COMPARE_USAGE = `nearwire-bench compare <base.json> <new.json> [--m
 
 Compares two saved reports row by row: new ÷ base of each case's p50 (latency) or msgs/s
 (throughput, stream), the range of that change over their runs, and a verdict: faster or slower
-when the runs' ranges do not overlap and the change is more than 10 %, else within noise.
+when both sides have at least 2 runs, their ranges do not overlap and the change is more than
+10 %, else within noise. A row with fewer runs on a side gets no verdict ("needs --repeat"):
+one run cannot tell a change from run-to-run noise, so measure both with --repeat 3.
   --markdown <file>   also write the comparison as Markdown (- = stdout; the table then goes to stderr)
 `;
 
 /** A change must be larger than this (10 %) to be called faster or slower. */
 export const NOISE_FRACTION = 0.1;
 
-export type Verdict = "faster" | "slower" | "within noise" | "added" | "removed" | "failed";
+/**
+ * Runs each side needs before a row may be called faster or slower: with one run there is no
+ * range to tell a change from the noise between fresh processes.
+ */
+export const MIN_RUNS_FOR_VERDICT = 2;
+
+/**
+ * `needs --repeat`: a side has fewer than {@link MIN_RUNS_FOR_VERDICT} runs, so the change,
+ * whatever its size, is not told apart from noise.
+ */
+export type Verdict =
+  | "faster"
+  | "slower"
+  | "within noise"
+  | "needs --repeat"
+  | "added"
+  | "removed"
+  | "failed";
+
+const VERDICTS: readonly Verdict[] = [
+  "faster",
+  "slower",
+  "within noise",
+  "needs --repeat",
+  "added",
+  "removed",
+  "failed",
+];
 
 export interface CompareRow {
   key: string;
@@ -84,6 +113,8 @@ export function compareReports(base: BenchReport, next: BenchReport): Comparison
     const [nLo, nHi] = spread(y.runs);
     row.change = row.next / row.base;
     row.changeRange = [nLo / bHi, nHi / bLo];
+    if (Math.min(x.runs.length, y.runs.length) < MIN_RUNS_FOR_VERDICT)
+      return { ...row, verdict: "needs --repeat" };
     const overlap = nLo <= bHi && bLo <= nHi;
     const big = Math.abs(row.change - 1) > NOISE_FRACTION;
     if (!overlap && big) {
@@ -146,14 +177,22 @@ function header(c: Comparison, baseName: string, nextName: string): string[] {
 
 function counts(c: Comparison): string {
   const n = (v: Verdict) => c.rows.filter((r) => r.verdict === v).length;
-  return (["faster", "slower", "within noise", "added", "removed", "failed"] as const)
-    .filter((v) => n(v) > 0)
+  return VERDICTS.filter((v) => n(v) > 0)
     .map((v) => `${n(v)} ${v}`)
     .join(", ");
 }
 
-const RULE =
-  "new ÷ base of p50 (latency, lower is better) or msgs/s (higher is better); range = min(new) ÷ max(base) – max(new) ÷ min(base) over the runs; faster/slower when the runs' ranges do not overlap and the change is > 10 %, else within noise.";
+const RULE = `new ÷ base of p50 (latency, lower is better) or msgs/s (higher is better); range = min(new) ÷ max(base) – max(new) ÷ min(base) over the runs; faster/slower when both sides have ≥ ${MIN_RUNS_FOR_VERDICT} runs, the runs' ranges do not overlap and the change is > 10 %, else within noise.`;
+
+/**
+ * The line under the table when a row got no verdict for want of runs, or undefined: says why
+ * and what to run.
+ */
+function repeatAdvice(c: Comparison): string | undefined {
+  const n = c.rows.filter((r) => r.verdict === "needs --repeat").length;
+  if (n === 0) return undefined;
+  return `${n} row(s) have fewer than ${MIN_RUNS_FOR_VERDICT} runs on a side: no faster/slower verdict, since one run cannot tell a change from run-to-run noise. Measure both sides with --repeat 3 (or more) and compare again.`;
+}
 
 /** The comparison as a terminal table. */
 export function compareText(c: Comparison, baseName: string, nextName: string): string {
@@ -163,6 +202,7 @@ export function compareText(c: Comparison, baseName: string, nextName: string): 
     textTable(HEADERS, c.rows.map(cells)),
     "",
     RULE,
+    ...(repeatAdvice(c) === undefined ? [] : [repeatAdvice(c) as string]),
     counts(c),
   ].join("\n");
 }
@@ -188,6 +228,7 @@ export function compareMarkdown(c: Comparison, baseName: string, nextName: strin
     "",
     RULE,
     "",
+    ...(repeatAdvice(c) === undefined ? [] : [`> ${repeatAdvice(c)}`, ""]),
   ].join("\n");
 }
 
