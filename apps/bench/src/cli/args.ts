@@ -4,7 +4,7 @@ import { MESSAGE_NAMES, type MessageName, SIZES } from "../measure/case-spec.js"
 
 /** Parsed command line of `nearwire-bench`. */
 export interface BenchOptions {
-  /** Run every transport × codec × message × size (`--full`). Default: the ~2-minute matrix. */
+  /** Run every transport × codec × message × size (`--full`). Default: off, the default matrix (≈7 min). */
   full: boolean;
   /** CI mode: small fixed matrix, ratio check against the baseline file (`--ci`). */
   ci: boolean;
@@ -59,11 +59,12 @@ export interface BenchOptions {
 }
 
 /** Usage text printed by `--help`. */
-export const USAGE = `nearwire-bench [options]
+export const USAGE = `nearwire-bench [options]                 measure (the default matrix: ≈7 min)
 nearwire-bench compare <base.json> <new.json> [--markdown <file>|-]   (see compare --help)
+nearwire-bench transfer [options]        the @nearwire/transfer benchmark alone (see transfer --help)
 
 Selection
-  --full                  every transport x codec x message x size (default: a ~2 minute matrix)
+  --full                  every transport x codec x message x size (default: the ≈7 min matrix)
   --filter <regex>        keep cases whose id (transport/codec/payload) or key (mode:id) matches
   --transports <list>     uds,tcp,grpc-uds,shm-ring[-spin|-park|-adaptive],uds-channel,bare-net-uds,...
                           go (the Go yardstick: go-grpc-uds, go-grpc-tcp, go-uds; needs go on PATH)
