@@ -29,7 +29,7 @@ function cases(): CaseResult[] {
     },
     { spec: spec("stream", "shm-ring-spin", "raw", 64), runs: [run(0, 2_600_000, false)] }, // 0.52×
     { spec: spec("throughput", "memory", "bytes", 64), runs: [run(0, 930_000)] }, // < 1 M
-    // The gRPC engine (issue 27) against grpc-js, grpc-go and the uds RPC.
+    // The gRPC engine against grpc-js, grpc-go and the uds RPC.
     { spec: spec("throughput", "bare-grpc-js", "bytes", 64), runs: [run(0, 5_000)] },
     { spec: spec("throughput", "grpc-uds", "raw", 64), runs: [run(0, 120_000)] }, // 24× bare
     { spec: spec("throughput", "go-grpc-uds", "bytes", 64), runs: [run(0, 80_000)] }, // 1.5×

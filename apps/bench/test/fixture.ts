@@ -140,3 +140,9 @@ export function fixtureReport(scale = 1): BenchReport {
     summaries: summarise(cases, fixtureInput, fixtureCores),
   };
 }
+
+/**
+ * Words a report must not print: a file outside the repository (`DESIGN.md`) or the project's
+ * history (an issue number, "the seed").
+ */
+export const HISTORY = /DESIGN\.md|\bissues? \d+|\bissue's\b|\bseed's\b|\bthe seed\b/i;

@@ -10,7 +10,7 @@ import { escapeHtml, inlineMarkdown, renderHtml } from "../src/report/html-repor
 import { renderMarkdown } from "../src/report/markdown-report.js";
 import { recommend } from "../src/report/recommendations.js";
 import { payloadsAround, seedComparison } from "../src/report/seed-comparison.js";
-import { fixtureReport } from "./fixture.js";
+import { fixtureReport, HISTORY } from "./fixture.js";
 import { found } from "./found.js";
 
 /** The cells of the row whose `data-id` is `id` in the table with element id `table`. */
@@ -91,6 +91,17 @@ test("HTML tables: each cell shows the JSON's figure and carries the number behi
   assert.equal(Number(codec[2]?.v), 2_000_000);
   assert.equal(codec[4]?.text, "4.00×");
   assert.match(html, /<table id="table-latency" class="sortable">/);
+});
+
+test("the reports cite no file outside the repository and tell no history", () => {
+  const r = fixtureReport();
+  const seeds = seedComparison(r);
+  for (const [what, text] of [
+    ["HTML", renderHtml(r)],
+    ["Markdown", renderMarkdown(r)],
+    ["published tables", [seeds.ipc, seeds.spsc, seeds.worker].map((t) => t.note).join("\n")],
+  ])
+    assert.doesNotMatch(text as string, HISTORY, what);
 });
 
 test("escaping: text from the run cannot open a tag", () => {

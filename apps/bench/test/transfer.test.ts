@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { describe, it } from "node:test";
 import { escapeHtml, tableHtml } from "../src/report/html-report.js";
 import { runTransferBench, type TransferReport } from "../src/transfer/transfer-bench.js";
-import { runTransferCommand } from "../src/transfer/transfer-command.js";
+import { runTransferCommand, TRANSFER_USAGE } from "../src/transfer/transfer-command.js";
 import { type TransferCase, transferPlan } from "../src/transfer/transfer-plan.js";
 import {
   RSS_GROWTH_LIMIT_BYTES,
@@ -12,6 +12,7 @@ import {
   transferMarkdown,
   transferTables,
 } from "../src/transfer/transfer-report.js";
+import { HISTORY } from "./fixture.js";
 import { found } from "./found.js";
 
 const ALL = {
@@ -179,8 +180,10 @@ describe("transfer report", () => {
     assert.equal(uds.at(-1), "NO");
   });
 
-  it("Markdown and HTML carry the seed rows beside the published Go figures", () => {
+  it("Markdown and HTML carry the scenario's rows beside the published Go figures", () => {
     const md = transferMarkdown(fixture());
+    assert.doesNotMatch(md, HISTORY);
+    assert.doesNotMatch(TRANSFER_USAGE, HISTORY);
     assert.match(md, /## Transfer \(@nearwire\/transfer\)/);
     assert.match(md, /\| uds\/raw\/2MiBx10 \| 100 \| 100 ms \| 150 ms \|/);
     assert.match(md, /4,156/);

@@ -57,7 +57,7 @@ function run(p50Ns: number, msgsPerSec: number, idleCpuPercent?: number): RunRes
   return r;
 }
 
-test("worker seed table: postMessage, worker rings and shm-ring side by side, idle CPU of park, issue 16's targets from this run's rows", () => {
+test("worker seed table: postMessage, worker rings and shm-ring side by side, idle CPU of park, the targets from this run's rows", () => {
   const cases = [
     { spec: spec("latency", "bare-postmessage"), runs: [run(20_000, 50_000)] },
     { spec: spec("stream", "bare-postmessage"), runs: [run(0, 150_000)] },

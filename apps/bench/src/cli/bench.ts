@@ -420,7 +420,7 @@ function writeOutputs(
     }
   }
   const stdout = io.stdout ?? ((t: string) => process.stdout.write(t));
-  // The JSON carries the seed tables too (derived from the cases; render.ts recomputes them).
+  // The JSON carries the published-shape tables too (`seedTables`) (derived from the cases; render.ts recomputes them).
   const json = () =>
     `${JSON.stringify({ ...report, seedTables: seedComparison(report) }, null, 1)}\n`;
   if (jsonFile === "-") stdout(json());

@@ -26,7 +26,7 @@ const RAW_ONLY = (transport: string) => transport.startsWith("worker-");
 
 /**
  * Transports measured only at the smallest size, latency and throughput, unless `--full`: gRPC
- * over TCP loopback is there to set beside gRPC over a Unix socket, as the seed did.
+ * over TCP loopback is there to set beside gRPC over a Unix socket, as the published figures do.
  */
 const SMALL_ONLY = ["grpc-tcp", "bare-grpc-js-tcp", "go-grpc-tcp"];
 

@@ -164,7 +164,7 @@ export async function loadPlugins(only?: readonly PackageName[]): Promise<Plugin
         baseline: "bare-grpc-js",
         transport: grpc,
       },
-      // The same service over TCP loopback (the seed compares gRPC over UDS and over TCP).
+      // The same service over TCP loopback (the published figures compare gRPC over UDS and over TCP).
       {
         id: "grpc-tcp",
         layer: "rpc",

@@ -4,7 +4,7 @@ import type { Table } from "./table.js";
 
 /**
  * The RPC engines' targets (64 B messages): what a service call may cost on top of the channel
- * under it, and what the gRPC engine costs against grpc-js and grpc-go (issue 27), as ratios of
+ * under it, and what the gRPC engine costs against grpc-js and grpc-go, as ratios of
  * two rows of one run (and one absolute rate, the engine alone). A target whose rows did not
  * run (no Go installed, a filter) is left out. They are
  * reported in every run that measured both rows, the CI run included, and never fail a run: the

@@ -250,7 +250,7 @@ export function renderHtml(report: BenchReport): string {
 
   body.push(
     '<h2 id="published">The published Go tables, reproduced</h2>',
-    '<p class="note">This run\'s figures in the shape of the published tables (DESIGN.md, "Reference figures"), next to the published numbers. <strong>The shaded columns are other hardware and Go</strong>: they are there for orientation and are never divided by this run\'s figures.</p>',
+    "<p class=\"note\">This run's figures in the shape of the published Go tables (the reference figures below), next to the published numbers. <strong>The shaded columns are other hardware and Go</strong>: they are there for orientation and are never divided by this run's figures.</p>",
   );
   for (const [t, id] of [
     [seeds.ipc, "seed-ipc"],
@@ -267,7 +267,7 @@ export function renderHtml(report: BenchReport): string {
   }
   body.push(
     "<h3>Reference (other hardware, Go)</h3>",
-    '<p class="note">Published figures quoted in DESIGN.md. Other machines and another language: for orientation only, never compared to measured rows.</p>',
+    '<p class="note">Published figures of Go programs on other machines. Other hardware and another language: for orientation only, never compared to measured rows.</p>',
     tableHtml(
       {
         title: "reference",

@@ -80,7 +80,7 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
   out.push(
     "## Reference (other hardware, Go)",
     "",
-    "Published figures quoted in DESIGN.md. Other machines and another language: for orientation only, never compared to the rows above.",
+    "Published figures of Go programs on other machines. Other hardware and another language: for orientation only, never compared to the rows above.",
     "",
     markdownTable(
       ["reference", "p50", "p99", "rate", "setting"],

@@ -1,5 +1,5 @@
 /**
- * Published figures quoted in DESIGN.md ("Reference figures"): other hardware, Go programs.
+ * Published figures of Go programs on other hardware (the reference the bench is read against).
  * They appear in the report in a table of their own and are never compared to measured rows.
  */
 export const REFERENCE_FIGURES: readonly {

@@ -6,8 +6,8 @@ import type { BenchReport, CaseSummary } from "./summary.js";
 import type { Table } from "./table.js";
 
 /**
- * "The seeds' comparison, reproduced": this run's figures laid out in the shape of the
- * published Go tables (DESIGN.md, "Reference figures"), beside the published numbers. The
+ * "The published Go tables, reproduced": this run's figures laid out in the shape of the
+ * published Go tables (`REFERENCE_FIGURES`), beside the published numbers. The
  * published columns come from other hardware and another language: they sit next to the
  * measured ones for orientation, and no ratio between the two is ever taken.
  */
@@ -17,14 +17,14 @@ export interface SeedComparison {
   /** The tuned SPSC ring: mean, p99, msgs/s, memory. */
   spsc: Table;
   /**
-   * Issue 16's seed: the ring between processes vs an in-process channel, reproduced with
+   * The published Go ring between processes vs an in-process channel, reproduced with
    * worker threads (rings in a SharedArrayBuffer, and Node's own channel, postMessage).
    */
   worker: Table;
 }
 
 /**
- * The seed figures issue 16 quotes (Go, 64 B messages): a shared-memory SPSC ring between
+ * The published Go figures (64 B messages) of a shared-memory SPSC ring between
  * processes and an in-process SPSC channel.
  */
 const WORKER_SEED = {
@@ -270,7 +270,7 @@ export function seedComparison(report: BenchReport): SeedComparison {
     },
     worker: {
       title: "Worker threads: rings vs postMessage vs processes, 64 B messages",
-      note: `Published: issue 16's seed (Go, 64 B), a shared-memory SPSC ring between processes and an in-process SPSC channel. This run: the worker rows (server in a worker thread of the client process, both pinned to cores 0–1), Node's own thread channel \`MessagePort.postMessage\` (bare-postmessage) and the shm-ring channel between processes; mean, p50 and p99 of the round trip with one message in flight, msgs/s one way (streaming); fixed memory per connection (configured, not measured); idle CPU: process.cpuUsage of the client process (both threads) over one idle second with the connection parked, percent of a core. Issue 16's targets, this run's rows only: ${targets.join("; ")}. Published columns: other hardware, another language — never a ratio.`,
+      note: `Published: Go, 64 B messages, a shared-memory SPSC ring between processes and an in-process SPSC channel. This run: the worker rows (server in a worker thread of the client process, both pinned to cores 0–1), Node's own thread channel \`MessagePort.postMessage\` (bare-postmessage) and the shm-ring channel between processes; mean, p50 and p99 of the round trip with one message in flight, msgs/s one way (streaming); fixed memory per connection (configured, not measured); idle CPU: process.cpuUsage of the client process (both threads) over one idle second with the connection parked, percent of a core. Targets, this run's rows only: ${targets.join("; ")}. Published columns: other hardware, another language — never a ratio.`,
       headers: [
         "published (Go)",
         "published mean",

@@ -13,7 +13,7 @@ import { transferMarkdown, transferTables } from "./transfer-report.js";
 /** Usage of `nearwire-bench transfer`. */
 export const TRANSFER_USAGE = `nearwire-bench transfer [options]
 
-The @nearwire/transfer benchmark on its own: the seed's scenario (2 MiB uploads, 10 concurrent
+The @nearwire/transfer benchmark on its own: the published scenario (2 MiB uploads, 10 concurrent
 clients), 1 GiB file-to-file and memory-to-memory transfers beside cp and a bare node:net
 pipeline, and RSS growth for 1 GiB and for 10 concurrent 100 MiB transfers. About 5 minutes.
 

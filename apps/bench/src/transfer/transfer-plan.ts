@@ -1,7 +1,7 @@
 /**
- * The cases of the transfer mode (`@nearwire/transfer`, issue 13): which runs a profile makes.
+ * The cases of the transfer mode (`@nearwire/transfer`): which runs a profile makes.
  *
- * - `seed`: the seed's scenario — 2 MiB uploads from 10 concurrent clients (10 connections),
+ * - `seed`: the published scenario — 2 MiB uploads from 10 concurrent clients (10 connections),
  *   for a window after a warm-up: uploads/s, mean and p99 latency, MB/s, peak RSS of both sides.
  * - `large`: one big transfer one way (upload or download), `file` (file to file, through the
  *   page cache of the same disk) or `memory` (a generated source or a discarding sink on the
@@ -51,7 +51,7 @@ export interface TransferPlanInput {
   codecs: readonly string[];
 }
 
-/** Warm-up and window of the seed scenario, per profile (ms). */
+/** Warm-up and window of the published scenario (`seed` cases), per profile (ms). */
 export const SEED_TIMING: Record<TransferProfile, { warmupMs: number; durationMs: number }> = {
   small: { warmupMs: 300, durationMs: 700 },
   default: { warmupMs: 1000, durationMs: 2000 },
@@ -70,7 +70,7 @@ export function sizeLabel(bytes: number): string {
 
 /**
  * The shm-ring wait modes the transfer mode uses. `spin` busy-polls one core per connection
- * end: with 10 connections (the seed) on a small machine it measures the scheduler, so it is
+ * end: with 10 connections (the published scenario) on a small machine it measures the scheduler, so it is
  * used for the one-connection large transfers only.
  */
 const SEED_TRANSPORTS: Record<TransferProfile, readonly string[]> = {

@@ -4,11 +4,11 @@ import type { TransferReport, TransferRun } from "./transfer-bench.js";
 import { sizeLabel } from "./transfer-plan.js";
 
 /**
- * The transfer section of the reports: the seed's scenario beside the published Go figures,
- * large transfers beside `cp` and the bare pipeline, RSS growth, and the issue's targets.
+ * The transfer section of the reports: the published scenario beside the published Go figures,
+ * large transfers beside `cp` and the bare pipeline, RSS growth, and the transfer targets.
  */
 
-/** The published figures of the seed's Go file-transfer service (other hardware). */
+/** The published figures of a Go file-transfer service (other hardware). */
 export const PUBLISHED_TRANSFER = [
   {
     what: "Go net/rpc, JSON, whole files",
@@ -26,7 +26,7 @@ export const PUBLISHED_TRANSFER = [
   },
 ] as const;
 
-/** Largest RSS growth the issue allows per process for 1 GiB and for 10 × 100 MiB. */
+/** Largest RSS growth the targets allow per process for 1 GiB and for 10 × 100 MiB. */
 export const RSS_GROWTH_LIMIT_BYTES = 64 * 1024 * 1024;
 
 const MB = (bytes: number | undefined) =>
@@ -40,7 +40,7 @@ const growth = (f: TransferRun["client"]) =>
 const cpuS = (f: TransferRun["client"]) => (f === undefined ? undefined : f.cpuUs / 1e6);
 const idOf = (r: TransferRun) => r.spec.key.slice(r.spec.key.indexOf(":") + 1);
 
-/** The seed's scenario: this run's rows. */
+/** The published scenario (2 MiB uploads, 10 clients): this run's rows. */
 function seedTable(report: TransferReport): Table {
   const rows: string[][] = [];
   const values: (number | undefined)[][] = [];
@@ -81,7 +81,7 @@ function seedTable(report: TransferReport): Table {
   }
   const t = report.seedTiming;
   return {
-    title: "Transfer: the seed's scenario (2 MiB uploads, 10 concurrent clients)",
+    title: "Transfer: the published scenario (2 MiB uploads, 10 concurrent clients)",
     note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (status + upload per file, 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with fsync + rename per commit); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.`,
     headers: [
       "transport/codec/file × clients",
@@ -99,11 +99,11 @@ function seedTable(report: TransferReport): Table {
   };
 }
 
-/** The published Go figures, for orientation beside the seed table. */
+/** The published Go figures, for orientation beside the scenario's table. */
 function publishedTable(): Table {
   return {
-    title: "Transfer: the seed's published figures (Go, other hardware)",
-    note: "Published by the seed project: Go net/rpc on 8 cores and 16 GB, 2 MB uploads at 10 concurrent clients. Another language on other hardware: side by side with the table above for orientation, never as a ratio.",
+    title: "Transfer: the published figures (Go, other hardware)",
+    note: "Published figures of a Go net/rpc file-transfer service on 8 cores and 16 GB, 2 MB uploads at 10 concurrent clients. Another language on other hardware: side by side with the table above for orientation, never as a ratio.",
     headers: ["published (Go)", "uploads/s", "mean", "p99", "peak memory"],
     rows: PUBLISHED_TRANSFER.map((p) => [p.what, p.uploadsPerSec, p.mean, p.p99, p.peakMemory]),
   };
@@ -170,7 +170,7 @@ function largeTable(report: TransferReport): Table {
   }
   return {
     title: "Transfer: large files, one way",
-    note: `GB/s = 10^9 B/s of payload. file-* = file to file through the page cache of ${report.fileDir}: an upload reads a file and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it. memory-* = a generated source or a discarding sink on the client, the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the issue's limit is 64 MiB.`,
+    note: `GB/s = 10^9 B/s of payload. file-* = file to file through the page cache of ${report.fileDir}: an upload reads a file and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it. memory-* = a generated source or a discarding sink on the client, the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 64 MiB.`,
     headers: [
       "case",
       "GB/s",
@@ -189,7 +189,7 @@ function largeTable(report: TransferReport): Table {
   };
 }
 
-/** The issue's targets against this run. */
+/** The transfer targets against this run. */
 function targetsTable(report: TransferReport): Table {
   const rows: string[][] = [];
   const runs = report.runs.filter((r) => r.error === undefined);
@@ -241,8 +241,8 @@ function targetsTable(report: TransferReport): Table {
     ]);
   }
   return {
-    title: "Transfer: the issue's targets",
-    note: "Targets of issue 13 against this run's rows (file rows: upload and download each). A target measured at a smaller size than the issue's (the small profile uses 64 MiB) says so in its case id.",
+    title: "Transfer: targets",
+    note: "The transfer targets against this run's rows (file rows: upload and download each). A target measured at a smaller size than its own (the small profile uses 64 MiB) says so in its case id.",
     headers: ["target", "this run", "verdict"],
     rows,
   };
