@@ -210,10 +210,55 @@ test("the published Go tables, reproduced: this run's rows beside the published 
     /\| tuned SPSC shm ring \| 1\.83 µs \| .* \| shm-ring-spin\/json\/64B \| 5\.61 µs \|/,
   );
   r.summaries = [];
-  assert.match(
-    renderMarkdown(r),
-    /### SPSC shared-memory ring, 64 B messages\n\n.*\n\nNot measured in this run\./,
+  const none = renderMarkdown(r);
+  assert.doesNotMatch(none, /## The published Go tables|### SPSC|Not measured/);
+  assert.match(none, /## Reference \(other hardware, Go\)/, "the reference figures stay");
+});
+
+/** The fixture report cut down to the case keys a `--filter` run would have measured. */
+function filtered(keys: readonly string[]): ReturnType<typeof fixtureReport> {
+  const r = fixtureReport();
+  r.command = ["--filter", keys.join("|")];
+  r.cases = r.cases.filter((c) => keys.includes(c.spec.key));
+  r.summaries = r.summaries.filter((s) => keys.includes(s.spec.key));
+  r.codecs = [];
+  r.availability = [];
+  return r;
+}
+
+const h2s = (html: string) => [...html.matchAll(/<h2 id="([a-z]+)">([^<]*)</g)].map((m) => m[2]);
+const navs = (html: string) =>
+  [...(/<nav>(.*?)<\/nav>/s.exec(html)?.[1] ?? "").matchAll(/href="#([a-z]+)"/g)].map((m) => m[1]);
+
+test("a filtered run leaves out the sections and tables it measured nothing for", () => {
+  const r = filtered(["latency:uds/json/64B", "latency:bare-net-uds/bytes/64B"]);
+  const md = renderMarkdown(r);
+  const html = renderHtml(r);
+  for (const text of [md, html]) assert.doesNotMatch(text, /Not measured|not available/i);
+  assert.match(md, /### UDS vs gRPC over UDS vs shared memory/);
+  assert.doesNotMatch(md, /### SPSC|### Worker threads|## Codecs|## Throughput|## Charts/);
+  assert.doesNotMatch(html, /<h3>SPSC|<h3>Worker threads|id="table-codecs"|id="table-throughput"/);
+  assert.deepEqual(h2s(html), [
+    "What to pick",
+    "Charts",
+    "Tables",
+    "The published Go tables, reproduced",
+    "Machine and method",
+  ]);
+  assert.deepEqual(navs(html), ["summary", "charts", "tables", "published", "machine"]);
+
+  // Channel streams only: nothing to pick, no published table: those sections go, with their links.
+  const channel = renderHtml(
+    filtered(["stream:uds-channel/frame/64B", "stream:bare-net-uds/bytes/64B"]),
   );
+  assert.deepEqual(h2s(channel), [
+    "Charts",
+    "Tables",
+    "Reference (other hardware, Go)",
+    "Machine and method",
+  ]);
+  assert.deepEqual(navs(channel), ["charts", "tables", "published", "machine"]);
+  assert.doesNotMatch(channel, /Not measured|The published Go tables, reproduced/);
 });
 
 test("payloads around the published 256 B: the exact size when measured, else its neighbours", () => {

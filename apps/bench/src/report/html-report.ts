@@ -8,7 +8,7 @@ import { REPORT_CSS } from "./html-style.js";
 import { recommend } from "./recommendations.js";
 import { REFERENCE_FIGURES } from "./reference.js";
 import { machineRows, methodBullets, whatRan } from "./run-description.js";
-import { seedComparison } from "./seed-comparison.js";
+import { measuredSeedTables } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import type { Table } from "./table.js";
 import { allTables } from "./tables.js";
@@ -134,81 +134,48 @@ function chartsHtml(groups: readonly ChartGroup[]): string {
     .join("\n");
 }
 
+/** An `<h2>` section of the report: its nav link and its HTML, or nothing when it is empty. */
+interface Section {
+  id: string;
+  nav: string;
+  html: string[];
+}
+
 /**
- * The self-contained HTML report: one file with inline CSS, inline JS and Chart.js inlined, so
- * it opens anywhere without a network. Summary first (what to pick for latency, throughput,
- * CPU, codec), then the charts (small multiples per payload), the sortable tables, this run in
- * the shape of the published Go tables beside them, the reference figures, the machine and
- * the method.
+ * The summary: what to pick (among the rows nothing casts doubt on), then the notices — stand-in
+ * messages, packages not available, failed cases, rows flagged ⚠. Undefined when there is
+ * neither a pick nor a notice.
  */
-export function renderHtml(report: BenchReport): string {
-  const s = report.settings;
-  const m = report.machine;
+function summarySection(report: BenchReport): Section | undefined {
   const picks = recommend(report.summaries, report.codecs);
-  const groups = htmlCharts(report.summaries, report.codecs, report.found.codecs);
-  const lib = chartJsSource();
-  const tables = allTables(report.codecs, report.summaries);
-  const seeds = seedComparison(report);
   const missing = report.availability.filter((a) => a.status !== "ok");
   const failed = report.summaries.filter((x) => x.error !== undefined);
-  const command = ["nearwire-bench", ...report.command].join(" ");
-  const body: string[] = [];
-
-  body.push(
-    "<header>",
-    "<h1>nearwire-bench report</h1>",
-    `<div class="muted">${escapeHtml(`${report.startedAt} → ${report.finishedAt}`)} · <code>${escapeHtml(command)}</code> · profile ${escapeHtml(s.profile)} · ${escapeHtml(`${m.cpuModel} ×${m.cores}, Node.js ${m.node}, ${m.platform} ${m.kernel}`)}</div>`,
-    "<nav>",
-    ...[
-      ["summary", "Summary"],
-      ["charts", "Charts"],
-      ["tables", "Tables"],
-      ["published", "Published Go tables, reproduced"],
-      ...(report.transfer === undefined ? [] : [["transfer", "Transfer"]]),
-      ["machine", "Machine and method"],
-    ].map(([id, text]) => `<a href="#${id}">${text}</a>`),
-    "</nav>",
-    "</header>",
-    "<main>",
-    '<div id="errors" role="alert" hidden></div>',
-  );
-
-  body.push(
-    '<h2 id="summary">What to pick</h2>',
-    '<p class="note">Among the cross-process RPC rows of this run that nothing casts doubt on (engine, channel, baseline and ⚠ rows are in the tables). CPU is per message under load: a <code>spin</code> ring also keeps a core busy while idle, <code>adaptive</code> for 50 µs after each message.</p>',
-    '<div class="cards">',
-    ...picks.map(
-      (p) =>
-        `<div class="card"><div class="goal">${escapeHtml(p.goal)}</div><div class="pick">${escapeHtml(p.pick).replace(/\//g, "/<wbr>")}</div><div class="figure">${escapeHtml(p.figure)}</div><div class="detail">${escapeHtml(p.detail)}</div></div>`,
-    ),
-    "</div>",
-  );
-  if (picks.length === 0) body.push('<p class="muted">No RPC rows were measured in this run.</p>');
   const doubted = doubtLine(report.summaries);
+  const notices: string[] = [];
   if (doubted !== undefined)
-    body.push(`<p class="doubt">${inlineMarkdown(`${doubted} ${DOUBT_LEGEND}`)}</p>`);
+    notices.push(`<p class="doubt">${inlineMarkdown(`${doubted} ${DOUBT_LEGEND}`)}</p>`);
   if (!report.messagesFromPackage) {
-    body.push(
+    notices.push(
       '<p class="failed"><code>@nearwire/bench-messages</code> was not available: JSON stand-in messages were used and codec rows other than json are absent.</p>',
     );
   }
   if (missing.length > 0) {
-    body.push(
-      "<h3>Not measured</h3>",
+    notices.push(
+      "<h3>Packages not available</h3>",
       tableHtml(
         {
-          title: "not measured",
+          title: "packages not available",
           note: "",
           headers: ["package", "status", "detail"],
           rows: missing.map((a) => [a.name, a.status, a.detail ?? ""]),
         },
-        "not-measured",
+        "not-available",
         { sortable: false, filter: false },
       ),
     );
   }
   if (failed.length > 0) {
-    body.push(
+    notices.push(
       '<h3 class="failed">Failed cases</h3>',
       tableHtml(
         {
@@ -222,51 +189,85 @@ export function renderHtml(report: BenchReport): string {
       ),
     );
   }
+  if (picks.length === 0 && notices.length === 0) return undefined;
+  const cards =
+    picks.length === 0
+      ? []
+      : [
+          '<p class="note">Among the cross-process RPC rows of this run that nothing casts doubt on (engine, channel, baseline and ⚠ rows are in the tables). CPU is per message under load: a <code>spin</code> ring also keeps a core busy while idle, <code>adaptive</code> for 50 µs after each message.</p>',
+          '<div class="cards">',
+          ...picks.map(
+            (p) =>
+              `<div class="card"><div class="goal">${escapeHtml(p.goal)}</div><div class="pick">${escapeHtml(p.pick).replace(/\//g, "/<wbr>")}</div><div class="figure">${escapeHtml(p.figure)}</div><div class="detail">${escapeHtml(p.detail)}</div></div>`,
+          ),
+          "</div>",
+        ];
+  const title = picks.length === 0 ? "Notes" : "What to pick";
+  return {
+    id: "summary",
+    nav: picks.length === 0 ? "Notes" : "Summary",
+    html: [`<h2 id="summary">${title}</h2>`, ...cards, ...notices],
+  };
+}
 
-  body.push('<h2 id="charts">Charts</h2>');
+/** The charts (small multiples per payload); undefined when no chart has data. */
+function chartsSection(
+  groups: readonly ChartGroup[],
+  lib: string | undefined,
+): Section | undefined {
+  if (groups.length === 0) return undefined;
+  const html = ['<h2 id="charts">Charts</h2>'];
   if (lib === undefined) {
-    body.push(
+    html.push(
       '<p class="failed">Chart.js was not found in node_modules when this report was written: charts left out (the tables hold every number).</p>',
     );
   } else {
-    body.push(
+    html.push(
       '<p class="note">One chart per payload, transports along the axis, one bar per codec (<code>frame</code> = channel layer, <code>bytes</code> = hand-written baseline). Axes are linear unless the values span more than 20×; each chart\'s button switches. Hover a bar for the exact figure.</p>',
       chartsHtml(groups),
     );
   }
+  return { id: "charts", nav: "Charts", html };
+}
 
-  body.push(
+/** The sortable tables; undefined when the run has none. */
+function tablesSection(tables: readonly Table[]): Section | undefined {
+  if (tables.length === 0) return undefined;
+  const html = [
     '<h2 id="tables">Tables</h2>',
     '<p class="note">Click a column header to sort; type in the box to filter by case id.</p>',
-  );
+  ];
   for (const t of tables) {
     const id = `table-${slug(t.title.split("(")[0] ?? t.title)}`;
-    body.push(
+    html.push(
       `<h3 id="${id}-h">${escapeHtml(t.title)}</h3>`,
       `<p class="note">${escapeHtml(t.note)}</p>`,
       tableHtml(t, id, { sortable: true, filter: true }),
     );
   }
+  return { id: "tables", nav: "Tables", html };
+}
 
-  body.push(
-    '<h2 id="published">The published Go tables, reproduced</h2>',
-    "<p class=\"note\">This run's figures in the shape of the published Go tables (the reference figures below), next to the published numbers. <strong>The shaded columns are other hardware and Go</strong>: they are there for orientation and are never divided by this run's figures.</p>",
-  );
-  for (const [t, id] of [
-    [seeds.ipc, "seed-ipc"],
-    [seeds.spsc, "seed-spsc"],
-    [seeds.worker, "seed-worker"],
-  ] as const) {
-    body.push(
-      `<h3>${escapeHtml(t.title)}</h3>`,
-      `<p class="note">${inlineMarkdown(t.note)}</p>`,
-      t.rows.length > 0
-        ? tableHtml(t, id, { sortable: false, filter: false })
-        : '<p class="muted">Not measured in this run.</p>',
-    );
-  }
-  body.push(
-    "<h3>Reference (other hardware, Go)</h3>",
+/**
+ * This run in the shape of the published Go tables (only those it measured rows of), then the
+ * reference figures. A run that measured none of their rows shows the reference figures alone.
+ */
+function publishedSection(report: BenchReport): Section {
+  const seeds = measuredSeedTables(report);
+  const html =
+    seeds.length === 0
+      ? ['<h2 id="published">Reference (other hardware, Go)</h2>']
+      : [
+          '<h2 id="published">The published Go tables, reproduced</h2>',
+          "<p class=\"note\">This run's figures in the shape of the published Go tables (the reference figures below), next to the published numbers. <strong>The shaded columns are other hardware and Go</strong>: they are there for orientation and are never divided by this run's figures.</p>",
+          ...seeds.flatMap(({ key, table: t }) => [
+            `<h3>${escapeHtml(t.title)}</h3>`,
+            `<p class="note">${inlineMarkdown(t.note)}</p>`,
+            tableHtml(t, `seed-${key}`, { sortable: false, filter: false }),
+          ]),
+          "<h3>Reference (other hardware, Go)</h3>",
+        ];
+  html.push(
     '<p class="note">Published figures of Go programs on other machines. Other hardware and another language: for orientation only, never compared to measured rows.</p>',
     tableHtml(
       {
@@ -279,29 +280,84 @@ export function renderHtml(report: BenchReport): string {
       { sortable: false, filter: false },
     ),
   );
+  return {
+    id: "published",
+    nav: seeds.length === 0 ? "Reference figures" : "Published Go tables, reproduced",
+    html,
+  };
+}
 
-  if (report.transfer !== undefined)
-    body.push(
-      transferHtml(
-        report.transfer,
-        (t, id) => tableHtml(t, id, { sortable: true, filter: false }),
-        escapeHtml,
-      ),
-    );
+/** The machine and the method. */
+function machineSection(report: BenchReport): Section {
+  const ran = whatRan(report);
+  return {
+    id: "machine",
+    nav: "Machine and method",
+    html: [
+      '<h2 id="machine">Machine and method</h2>',
+      '<dl class="machine">',
+      ...machineRows(report).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`),
+      `<dt>transports run</dt><dd>${escapeHtml(ran.transports.join(", ") || "none")}</dd>`,
+      `<dt>codecs run</dt><dd>${escapeHtml(ran.codecs.join(", ") || "none")}</dd>`,
+      "</dl>",
+      '<ul class="method">',
+      ...methodBullets(report).map((b) => `<li>${inlineMarkdown(b)}</li>`),
+      "</ul>",
+    ],
+  };
+}
 
-  body.push(
-    '<h2 id="machine">Machine and method</h2>',
-    '<dl class="machine">',
-    ...machineRows(report).map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`),
-    `<dt>transports run</dt><dd>${escapeHtml(whatRan(report).transports.join(", ") || "none")}</dd>`,
-    `<dt>codecs run</dt><dd>${escapeHtml(whatRan(report).codecs.join(", ") || "none")}</dd>`,
-    "</dl>",
-    '<ul class="method">',
-    ...methodBullets(report).map((b) => `<li>${inlineMarkdown(b)}</li>`),
-    "</ul>",
+/**
+ * The self-contained HTML report: one file with inline CSS, inline JS and Chart.js inlined, so
+ * it opens anywhere without a network. Summary first (what to pick for latency, throughput,
+ * CPU, codec), then the charts (small multiples per payload), the sortable tables, this run in
+ * the shape of the published Go tables beside them, the reference figures, the machine and
+ * the method. A section this run measured nothing for (a `--filter` run) is left out, and so is
+ * its link.
+ */
+export function renderHtml(report: BenchReport): string {
+  const s = report.settings;
+  const m = report.machine;
+  const groups = htmlCharts(report.summaries, report.codecs, report.found.codecs);
+  const lib = chartJsSource();
+  const command = ["nearwire-bench", ...report.command].join(" ");
+  const transfer: Section | undefined =
+    report.transfer === undefined
+      ? undefined
+      : {
+          id: "transfer",
+          nav: "Transfer",
+          html: [
+            transferHtml(
+              report.transfer,
+              (t, id) => tableHtml(t, id, { sortable: true, filter: false }),
+              escapeHtml,
+            ),
+          ],
+        };
+  const sections = [
+    summarySection(report),
+    chartsSection(groups, lib),
+    tablesSection(allTables(report.codecs, report.summaries)),
+    publishedSection(report),
+    transfer,
+    machineSection(report),
+  ].filter((x): x is Section => x !== undefined);
+
+  const body: string[] = [
+    "<header>",
+    "<h1>nearwire-bench report</h1>",
+    `<div class="muted">${escapeHtml(`${report.startedAt} → ${report.finishedAt}`)} · <code>${escapeHtml(command)}</code> · profile ${escapeHtml(s.profile)} · ${escapeHtml(`${m.cpuModel} ×${m.cores}, Node.js ${m.node}, ${m.platform} ${m.kernel}`)}</div>`,
+    "<nav>",
+    ...sections.map((x) => `<a href="#${x.id}">${x.nav}</a>`),
+    "</nav>",
+    "</header>",
+    "<main>",
+    '<div id="errors" role="alert" hidden></div>',
+    ...sections.flatMap((x) => x.html),
     "</main>",
     `<footer>Written by nearwire-bench from the run's JSON report. Self-contained: inline CSS and scripts${lib === undefined ? "" : ", Chart.js (MIT) inlined"}; it loads nothing from the network.</footer>`,
-  );
+  ];
 
   return [
     "<!doctype html>",

@@ -2,7 +2,7 @@ import { transferMarkdown } from "../transfer/transfer-report.js";
 import { markdownTable } from "./format.js";
 import { REFERENCE_FIGURES } from "./reference.js";
 import { machineRows, methodBullets, whatRan } from "./run-description.js";
-import { seedComparison } from "./seed-comparison.js";
+import { measuredSeedTables } from "./seed-comparison.js";
 import type { BenchReport } from "./summary.js";
 import { allTables } from "./tables.js";
 import { doubtLine } from "./trust.js";
@@ -46,7 +46,7 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
   );
   if (missing.length > 0) {
     out.push(
-      "Not measured:",
+      "Packages not available:",
       "",
       markdownTable(
         ["package", "status", "detail"],
@@ -88,22 +88,16 @@ export function renderMarkdown(report: BenchReport, chartFiles: readonly string[
     ),
     "",
   );
-  const seeds = seedComparison(report);
+  // A table whose rows this run did not measure (a --filter run) is left out, not shown empty.
+  const seeds = measuredSeedTables(report);
+  if (seeds.length === 0) return out.join("\n");
   out.push(
     "## The published Go tables, reproduced",
     "",
     "This run's figures in the shape of the published tables above, next to the published numbers. The published columns are other hardware and Go: they are there for orientation and are never divided by this run's figures.",
     "",
   );
-  for (const t of [seeds.ipc, seeds.spsc, seeds.worker]) {
-    out.push(
-      `### ${t.title}`,
-      "",
-      t.note,
-      "",
-      t.rows.length > 0 ? markdownTable(t.headers, t.rows) : "Not measured in this run.",
-      "",
-    );
-  }
+  for (const { table: t } of seeds)
+    out.push(`### ${t.title}`, "", t.note, "", markdownTable(t.headers, t.rows), "");
   return out.join("\n");
 }

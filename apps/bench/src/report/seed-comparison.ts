@@ -291,6 +291,19 @@ export function seedComparison(report: BenchReport): SeedComparison {
   };
 }
 
+/**
+ * The tables of {@link seedComparison} that hold at least one row of this run, in report order:
+ * a run that measured none of a table's rows (a `--filter` run) shows no empty table.
+ */
+export function measuredSeedTables(
+  report: BenchReport,
+): { key: keyof SeedComparison; table: Table }[] {
+  const seeds = seedComparison(report);
+  return (["ipc", "spsc", "worker"] as const)
+    .map((key) => ({ key, table: seeds[key] }))
+    .filter((x) => x.table.rows.length > 0);
+}
+
 /** Median over runs of each case's idle CPU (park-mode worker rows), percent of a core. */
 function idleCpuByKey(report: BenchReport): Map<string, number> {
   const out = new Map<string, number>();
