@@ -12,15 +12,15 @@ import { basename, join } from "node:path";
 import {
   createTransferClient,
   createTransferHandlers,
+  loadTransferCodec,
   TransferService,
-  transferCodec,
 } from "@nearwire/transfer";
 import { createUdsTransport } from "@nearwire/uds";
 
 const transport = createUdsTransport({
   address: process.env.TRANSFER_ADDRESS ?? "/tmp/nearwire-transfer-example.sock",
 });
-const codec = transferCodec("msgpack"); // the same on both sides
+const codec = await loadTransferCodec("msgpack"); // the same on both sides
 const [mode, path] = process.argv.slice(2);
 
 if (mode === "serve" && path !== undefined) {

@@ -1,8 +1,10 @@
-export type {
-  TransferClient,
-  TransferClientOptions,
+// The errors every call can reject with: one class, the gRPC code set (see the README).
+export { Code, NearwireError } from "@nearwire/core";
+export {
+  createTransferClient,
+  type TransferClient,
+  type TransferClientOptions,
 } from "./client/client.js";
-export { createTransferClient } from "./client/client.js";
 export type {
   DownloadDestination,
   TransferCallOptions,
@@ -10,20 +12,10 @@ export type {
   TransferResult,
   UploadSource,
 } from "./client/options.js";
-export { createTransferFlatbuffersCodec, transferFlatbuffersTables } from "./codecs/flatbuffers.js";
+export { loadTransferCodec } from "./codecs/load.js";
 export type { TransferCodecName } from "./codecs/names.js";
 export { TRANSFER_CODEC_NAMES } from "./codecs/names.js";
-export { transferRawCodec } from "./codecs/raw.js";
-export { TRANSFER_PROTO_URL, transferCodec } from "./codecs/table.js";
-export {
-  DEFAULT_CHUNK_BYTES,
-  DEFAULT_MAX_CHUNK_BYTES,
-  DEFAULT_SYNC_EVERY_BYTES,
-  DOWNLOAD_PART_SUFFIX,
-  MAX_NAME_BYTES,
-  STAGING_DIR_NAME,
-} from "./limits.js";
-export { checkName } from "./name.js";
+export { DOWNLOAD_PART_SUFFIX } from "./limits.js";
 export { createTransferHandlers } from "./server/handlers.js";
 export type { TransferHandlersOptions } from "./server/served-root.js";
 export type {

@@ -14,7 +14,8 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
-import { transferCodec, type UploadChunk } from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
+import type { UploadChunk } from "../src/index.js";
 import { type MemoryRig, memoryRig, randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
 
 const codec = transferCodec("msgpack");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, type MessageType, type NearwireError } from "@nearwire/core";
-import { transferCodec, transferMessages } from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
+import { transferMessages } from "../src/index.js";
 
 const samples = {
   StatusRequest: { name: "a/b.bin" },

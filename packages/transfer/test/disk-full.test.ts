@@ -6,7 +6,8 @@ import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type ClientConnection, Code, type NearwireError } from "@nearwire/core";
 import { createUdsTransport } from "@nearwire/uds";
-import { createTransferClient, transferCodec } from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
+import { createTransferClient } from "../src/index.js";
 import { randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));

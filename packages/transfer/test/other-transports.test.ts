@@ -5,12 +5,8 @@ import { after, describe, it } from "node:test";
 import type { Transport } from "@nearwire/core";
 import { createGrpcTransport } from "@nearwire/grpc-uds";
 import { createShmRingTransport } from "@nearwire/shm-ring";
-import {
-  createTransferClient,
-  createTransferHandlers,
-  TransferService,
-  transferCodec,
-} from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
+import { createTransferClient, createTransferHandlers, TransferService } from "../src/index.js";
 import { randomFile, sha256, tmpDir } from "./harness.js";
 
 describe("the same service on shm-ring and grpc-uds", () => {

@@ -18,7 +18,8 @@ import { fileURLToPath } from "node:url";
 import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
 import { type ClientConnection, Code, type NearwireError } from "@nearwire/core";
 import { createUdsTransport } from "@nearwire/uds";
-import { createTransferClient, DOWNLOAD_PART_SUFFIX, transferCodec } from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
+import { createTransferClient, DOWNLOAD_PART_SUFFIX } from "../src/index.js";
 import { randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));

@@ -6,12 +6,8 @@ import { fileURLToPath } from "node:url";
 import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
 import { type ClientConnection, Code, type NearwireError, type Server } from "@nearwire/core";
 import { createUdsTransport } from "@nearwire/uds";
-import {
-  createTransferClient,
-  createTransferHandlers,
-  TransferService,
-  transferCodec,
-} from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
+import { createTransferClient, createTransferHandlers, TransferService } from "../src/index.js";
 import { CROSS_PROCESS_LOCKS, lockUpload } from "../src/server/upload-lock.js";
 import { sha256, tmpDir } from "./harness.js";
 

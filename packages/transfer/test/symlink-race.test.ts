@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
-import { transferCodec } from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
 import { FD_PATHS, openDirIn, openFileIn, openRoot, pathIn } from "../src/server/root-dir.js";
 import { type MemoryRig, memoryRig, sha256, tmpDir } from "./harness.js";
 

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
-import { DOWNLOAD_PART_SUFFIX, transferCodec } from "../src/index.js";
+import { transferCodec } from "../src/codecs/index.js";
+import { DOWNLOAD_PART_SUFFIX } from "../src/index.js";
 import { type MemoryRig, memoryRig, randomFile, sha256, waitIdle } from "./harness.js";
 
 for (const codecName of ["json", "msgpack", "protobuf", "flatbuffers", "raw"] as const) {

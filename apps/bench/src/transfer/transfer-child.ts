@@ -21,8 +21,8 @@ import {
   createTransferHandlers,
   DOWNLOAD_PART_SUFFIX,
   TransferService,
-  transferCodec,
 } from "@nearwire/transfer";
+import { transferCodec } from "@nearwire/transfer/codecs";
 import { loadPlugins, packageOf } from "../measure/plugins.js";
 import { largeName, type TransferCase } from "./transfer-plan.js";
 

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { Code, type Codec, codeName, NearwireError, type Transport } from "@nearwire/core";
 import { createTransferClient, type TransferClient } from "../client/client.js";
 import type { TransferResult } from "../client/options.js";
-import { transferCodec } from "../codecs/table.js";
+import { loadTransferCodec } from "../codecs/load.js";
 import { createTransferHandlers } from "../server/handlers.js";
 import { TransferService } from "../service.js";
 import { createProgressBar } from "./progress-bar.js";
@@ -54,7 +54,7 @@ async function main(argv: string[]): Promise<number> {
     return values.help === true ? 0 : 2;
   }
   const address = values.address ?? process.env.NEARWIRE_TRANSFER_ADDRESS ?? DEFAULT_ADDRESS;
-  const codec = transferCodec(values.codec);
+  const codec = await loadTransferCodec(values.codec);
   const run: Run = { values, args, transport: cliTransport(address), codec };
   if (command === "serve") return serve(run);
   const ac = new AbortController();

@@ -50,13 +50,13 @@ export interface TransferClient {
  *
  * @example
  * ```ts
- * import { createTransferClient, transferCodec } from "@nearwire/transfer";
+ * import { createTransferClient, loadTransferCodec } from "@nearwire/transfer";
  * import { createUdsTransport } from "@nearwire/uds";
  *
  * // The server: addService(TransferService, createTransferHandlers({ root }), { codec })
  * const transport = createUdsTransport({ address: "/tmp/nearwire-transfer.sock" });
  * await using connection = await transport.connect();
- * const client = createTransferClient({ connection, codec: transferCodec("msgpack") });
+ * const client = createTransferClient({ connection, codec: await loadTransferCodec("msgpack") });
  * const up = await client.upload("./big.iso", "images/big.iso", {
  *   onProgress: (p) => console.log(`${p.transferredBytes} of ${p.totalBytes} B`),
  * });
