@@ -8,6 +8,7 @@ import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { hashFileRange } from "../hash-file-range.js";
 import { DOWNLOAD_PART_SUFFIX } from "../limits.js";
+import { localFsError } from "../local-fs-error.js";
 import { decodedBytes, plainBytes } from "../plain-bytes.js";
 import type { DownloadChunk, DownloadRequest, TransferServiceDefinition } from "../service.js";
 import { fsyncDir } from "./fsync-dir.js";
@@ -18,7 +19,9 @@ const EMPTY = new Uint8Array(0);
 /**
  * One attempt of a download into `dest`: bytes go to `dest + DOWNLOAD_PART_SUFFIX`, whose
  * content (size and SHA-256) is sent as the prefix to resume from; the file is fsync'ed and
- * renamed to `dest` once the whole file's SHA-256 matches the server's.
+ * renamed to `dest` once the whole file's SHA-256 matches the server's. A failure keeps a part
+ * file that holds bytes (the next attempt resumes from it) and removes an empty one (a missing
+ * name, a failure before the first byte). Local file errors are {@link localFsError}s.
  */
 export async function downloadToPath(
   rpc: Client<TransferServiceDefinition>,
@@ -28,11 +31,17 @@ export async function downloadToPath(
   opts: TransferCallOptions,
 ): Promise<AttemptResult> {
   const part = dest + DOWNLOAD_PART_SUFFIX;
-  const fh = await open(part, constants.O_RDWR | constants.O_CREAT, 0o600);
+  const context = `download destination ${JSON.stringify(dest)}`;
+  const fh = await open(part, constants.O_RDWR | constants.O_CREAT, 0o600).catch((err) => {
+    throw localFsError(err, context);
+  });
   let pending: Promise<unknown> | undefined;
   let closed = false;
+  let holdsBytes = false;
+  let done = false;
   try {
     const have = (await fh.stat()).size;
+    holdsBytes = have > 0;
     const hash = await hashFileRange(fh, 0, have);
     const req: DownloadRequest = {
       name,
@@ -49,26 +58,27 @@ export async function downloadToPath(
       restart: async () => {
         await pending;
         await fh.truncate(0);
+        holdsBytes = false;
       },
       // One write in flight while the next chunk arrives.
       write: async (data, at) => {
         await pending;
         pending = writeAll(fh, data, at);
         pending.catch(() => {}); // awaited before the next write; not unhandled meanwhile
+        holdsBytes ||= data.byteLength > 0;
       },
     });
     await pending;
     pending = undefined;
     if (!got.matches) {
-      closed = true;
-      await fh.close();
-      await rm(part, { force: true });
+      holdsBytes = false; // which chunk is bad cannot be told: the next attempt starts over
       throw digestMismatch(got.sizeBytes);
     }
     await fh.sync();
     closed = true;
     await fh.close();
     await rename(part, dest);
+    done = true;
     await fsyncDir(dirname(dest));
     return {
       name,
@@ -76,9 +86,12 @@ export async function downloadToPath(
       sha256: got.digest.toString("hex"),
       resumedFromBytes: got.resumedFromBytes,
     };
+  } catch (err) {
+    throw localFsError(err, context);
   } finally {
     await pending?.catch(() => {});
     if (!closed) await fh.close().catch(() => {});
+    if (!done && !holdsBytes) await rm(part, { force: true }).catch(() => {});
   }
 }
 

@@ -4,6 +4,7 @@ import { stat } from "node:fs/promises";
 import type { Client } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
+import { localFsError } from "../local-fs-error.js";
 import { plainBytes } from "../plain-bytes.js";
 import type { TransferServiceDefinition, UploadChunk } from "../service.js";
 import {
@@ -27,7 +28,7 @@ export async function uploadOnce(
   chunkBytes: number,
   opts: TransferCallOptions,
 ): Promise<AttemptResult> {
-  const sizeBytes = typeof source === "string" ? (await stat(source)).size : (opts.sizeBytes ?? -1);
+  const sizeBytes = typeof source === "string" ? await fileSize(source) : (opts.sizeBytes ?? -1);
   const st = await rpc.status({ name }, callOptions(opts));
   const resumeAt =
     st.partialBytes > 0 && st.partialSizeBytes === sizeBytes && sizeBytes >= 0
@@ -35,10 +36,13 @@ export async function uploadOnce(
       : 0;
   const bytes =
     typeof source === "string"
-      ? createReadStream(source, {
-          highWaterMark: chunkBytes,
-          ...(opts.signal === undefined ? {} : { signal: opts.signal }),
-        })
+      ? localReads(
+          createReadStream(source, {
+            highWaterMark: chunkBytes,
+            ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+          }),
+          source,
+        )
       : source;
   const progress = (transferredBytes: number) =>
     opts.onProgress?.({
@@ -62,6 +66,28 @@ export async function uploadOnce(
     sha256: Buffer.from(reply.sha256).toString("hex"),
     resumedFromBytes: resumeAt,
   };
+}
+
+/** The size of the local file `path`; a missing file is NOT_FOUND, a directory INVALID_ARGUMENT. */
+async function fileSize(path: string): Promise<number> {
+  const context = `local file ${JSON.stringify(path)}`;
+  const st = await stat(path).catch((err: unknown) => {
+    throw localFsError(err, context);
+  });
+  if (st.isDirectory()) throw new NearwireError(Code.InvalidArgument, `${context} is a directory`);
+  return st.size;
+}
+
+/** The reads of the local file `path`; a failed read is a {@link localFsError}. */
+async function* localReads(
+  reads: AsyncIterable<Uint8Array>,
+  path: string,
+): AsyncGenerator<Uint8Array> {
+  try {
+    yield* reads;
+  } catch (err) {
+    throw localFsError(err, `local file ${JSON.stringify(path)}`);
+  }
 }
 
 /** What {@link uploadMessages} reads and reports. */

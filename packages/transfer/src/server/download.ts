@@ -5,6 +5,7 @@ import type { HandlerContext } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { hashFileRange } from "../hash-file-range.js";
+import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes, plainBytes } from "../plain-bytes.js";
 import type { DownloadChunk, DownloadRequest } from "../service.js";
@@ -69,7 +70,7 @@ export async function* download(
       if (last) return;
     } while (true);
   } catch (err) {
-    throw NearwireError.from(err, Code.Internal);
+    throw localFsError(err, `download of ${JSON.stringify(name)}`);
   } finally {
     await next?.catch(() => {});
     await handle.close().catch(() => {});

@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { Code, NearwireError } from "@nearwire/core";
 import { hashFileRange } from "../hash-file-range.js";
+import { localFsError } from "../local-fs-error.js";
 
 /** What the state file of a partial upload records (JSON, next to the `.part` file). */
 export interface PartialState {
@@ -125,7 +126,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
         cause: err,
         reason: "symlink",
       });
-    throw NearwireError.from(err, Code.Internal);
+    throw localFsError(err, `partial upload of ${JSON.stringify(name)}`);
   });
   try {
     let hash = createHash("sha256");

@@ -2,6 +2,7 @@ import { constants, existsSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { Code, NearwireError } from "@nearwire/core";
+import { localFsError } from "../local-fs-error.js";
 
 /**
  * Lookups inside the served root that follow no symlink, without a check-then-use race.
@@ -46,7 +47,7 @@ export async function openRoot(realRoot: string): Promise<OpenDir> {
   try {
     return wrap(await open(realRoot, constants.O_RDONLY | constants.O_DIRECTORY), realRoot);
   } catch (err) {
-    throw NearwireError.from(err, Code.NotFound);
+    throw localFsError(err, `served root ${JSON.stringify(realRoot)}`);
   }
 }
 
@@ -87,7 +88,7 @@ export async function openDirIn(
     return cur;
   } catch (err) {
     if (cur !== parent) await cur.close().catch(() => {});
-    throw NearwireError.from(err, Code.Internal);
+    throw localFsError(err, JSON.stringify(shown));
   }
 }
 
@@ -119,7 +120,7 @@ export async function lstatNoSymlink(
 ): Promise<Stats | undefined> {
   const st = await lstat(pathIn(dir, base)).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
-    throw NearwireError.from(err, Code.Internal);
+    throw localFsError(err, JSON.stringify(shown));
   });
   if (st?.isSymbolicLink())
     throw new NearwireError(
@@ -175,7 +176,7 @@ async function lookupError(
     return new NearwireError(Code.InvalidArgument, `${JSON.stringify(shown)} is a directory`, {
       cause: err,
     });
-  return NearwireError.from(err, Code.Internal);
+  return localFsError(err, JSON.stringify(shown));
 }
 
 /** A catch handler: NOT_FOUND becomes `value`, anything else is rethrown. */

@@ -5,11 +5,15 @@ import {
   DEFAULT_MAX_CHUNK_BYTES,
   DEFAULT_SYNC_EVERY_BYTES,
 } from "../limits.js";
+import { localFsError } from "../local-fs-error.js";
 import { type OpenDir, openRoot } from "./root-dir.js";
 
 /** Options of `createTransferHandlers`: the served directory and the server's limits. */
 export interface TransferHandlersOptions {
-  /** Directory served: every name resolves inside it. Must exist. */
+  /**
+   * Directory served: every name resolves inside it. Must exist: a missing one is NOT_FOUND, a
+   * path that is not a directory INVALID_ARGUMENT (both thrown by `createTransferHandlers`).
+   */
   root: string;
   /**
    * A partial upload is fdatasync'ed and its confirmed offset written after this many bytes
@@ -49,16 +53,19 @@ export interface ServedRoot {
   open(): Promise<OpenDir>;
 }
 
-/** Resolves `options.root` and fills in the limits' defaults. */
+/** Resolves `options.root` (see {@link TransferHandlersOptions.root}) and fills in the limits' defaults. */
 export function createServedRoot(options: TransferHandlersOptions): ServedRoot {
+  const shown = `root ${JSON.stringify(options.root)}`;
   let realRoot: string;
   let rootId: string;
   try {
     realRoot = realpathSync(options.root);
     const st = statSync(realRoot);
+    if (!st.isDirectory())
+      throw new NearwireError(Code.InvalidArgument, `${shown} is not a directory`);
     rootId = `${st.dev}:${st.ino}`;
   } catch (err) {
-    throw NearwireError.from(err, Code.NotFound);
+    throw localFsError(err, shown);
   }
   return {
     realRoot,

@@ -1,6 +1,7 @@
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { STAGING_DIR_NAME } from "../limits.js";
+import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes } from "../plain-bytes.js";
 import type { UploadChunk, UploadReply } from "../service.js";
@@ -52,7 +53,7 @@ export async function upload(
     return await receive(served.limits, call, partial, first.value, it);
   } catch (err) {
     // Disk full (ENOSPC) becomes RESOURCE_EXHAUSTED; the partial is kept for a resume.
-    throw NearwireError.from(err, Code.Internal);
+    throw localFsError(err, `upload of ${JSON.stringify(call.name)}`);
   } finally {
     await release(call);
     served.active.delete(call.name);
