@@ -1,90 +1,72 @@
 #!/usr/bin/env node
-import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Code, type Codec, codeName, NearwireError, type Transport } from "@nearwire/core";
 import { createTransferClient, type TransferClient } from "../client/client.js";
 import type { TransferResult } from "../client/options.js";
 import { loadTransferCodec } from "../codecs/load.js";
 import { createTransferHandlers } from "../server/handlers.js";
 import { TransferService } from "../service.js";
+import { type Invocation, parseCli, USAGE } from "./args.js";
+import { retryDelayMs } from "./backoff.js";
 import { createProgressBar } from "./progress-bar.js";
-import { cliTransport, DEFAULT_ADDRESS } from "./transport.js";
+import { cliTransport } from "./transport.js";
 
-const USAGE = `usage:
-  nearwire-transfer serve --root DIR [--address A] [--codec C] [--sync-every-bytes N]
-  nearwire-transfer put FILE NAME [--address A] [--codec C] [--chunk-bytes N] [--retries N]
-  nearwire-transfer get NAME FILE [--address A] [--codec C] [--chunk-bytes N] [--retries N]
-  nearwire-transfer status NAME [--address A] [--codec C]
-address: a uds/tcp address (default $NEARWIRE_TRANSFER_ADDRESS or ${DEFAULT_ADDRESS})
-codec: json, msgpack (default), protobuf, flatbuffers or raw; the same on both sides
---retries N: reconnect and resume up to N times after a lost connection (default 0)`;
+/** Exit status of a run cut by Ctrl-C (128 + SIGINT, as a shell reports it). */
+const EXIT_INTERRUPTED = 130;
 
-/** What every command gets: the parsed flags, the transport and the codec. */
-interface Run {
-  values: Record<string, string | boolean | undefined>;
-  args: string[];
-  transport: Transport;
-  codec: Codec;
-}
+type Command<C extends Invocation["command"]> = Extract<Invocation, { command: C }>;
 
-/** What the client commands (put, get, status) get besides: the client flags and SIGINT. */
-interface ClientRun extends Run {
-  chunkBytes: number | undefined;
-  retries: number;
-  signal: AbortSignal;
-}
+/** Aborted by the first SIGINT of a put, get or status. */
+const interrupt = new AbortController();
 
-/** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */
-async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      root: { type: "string" },
-      address: { type: "string" },
-      codec: { type: "string", default: "msgpack" },
-      "chunk-bytes": { type: "string" },
-      "sync-every-bytes": { type: "string" },
-      retries: { type: "string", default: "0" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  const [command, ...args] = positionals;
-  if (values.help === true || command === undefined) {
-    process.stdout.write(`${USAGE}\n`);
-    return values.help === true ? 0 : 2;
+/** Runs one invocation; resolves to the exit status (a rejection is status 1). */
+async function main(inv: Invocation): Promise<number> {
+  switch (inv.command) {
+    case "help":
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    case "version":
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
+    case "usage-error":
+      process.stderr.write(`nearwire-transfer: ${inv.message}\n${USAGE}\n`);
+      return 2;
+    case "serve":
+      return serve(inv);
   }
-  const address = values.address ?? process.env.NEARWIRE_TRANSFER_ADDRESS ?? DEFAULT_ADDRESS;
-  const codec = await loadTransferCodec(values.codec);
-  const run: Run = { values, args, transport: cliTransport(address), codec };
-  if (command === "serve") return serve(run);
-  const ac = new AbortController();
-  const clientRun: ClientRun = {
-    ...run,
-    chunkBytes: int("chunk-bytes", values["chunk-bytes"]),
-    retries: int("retries", values.retries) ?? 0,
-    signal: ac.signal,
-  };
-  process.once("SIGINT", () => ac.abort());
-  if (command === "put" || command === "get") return transfer(clientRun, command);
-  if (command === "status") return status(clientRun);
-  return usage();
+  // A second Ctrl-C is Node's default: the process ends at once.
+  process.once("SIGINT", () => interrupt.abort());
+  const transport = cliTransport(inv.address);
+  const codec = await loadTransferCodec(inv.codec);
+  try {
+    if (inv.command === "status") {
+      const st = await withClient(transport, codec, inv, (client) =>
+        client.status(inv.name, { signal: interrupt.signal }),
+      );
+      process.stdout.write(`${JSON.stringify(st)}\n`);
+      return 0;
+    }
+    return await transfer(transport, codec, inv);
+  } catch (err) {
+    if (!interrupt.signal.aborted) throw err;
+    const resume = inv.command === "status" ? "" : "; run the same command again to resume";
+    process.stderr.write(`\nnearwire-transfer: interrupted${resume}\n`);
+    return EXIT_INTERRUPTED;
+  }
 }
 
-async function serve({ values, args, transport, codec }: Run): Promise<number> {
-  const root = values.root;
-  if (typeof root !== "string" || args.length > 0) return usage();
-  const syncEveryBytes = int("sync-every-bytes", values["sync-every-bytes"]);
-  const server = transport.createServer();
-  server.addService(
-    TransferService,
-    createTransferHandlers({
-      root,
-      ...(syncEveryBytes === undefined ? {} : { syncEveryBytes }),
-    }),
-    { codec },
-  );
+/** Serves `--root` until SIGINT or SIGTERM, then closes (a second of grace for calls). */
+async function serve(inv: Command<"serve">): Promise<number> {
+  const codec = await loadTransferCodec(inv.codec);
+  const handlers = createTransferHandlers({
+    root: inv.root,
+    ...(inv.syncEveryBytes === undefined ? {} : { syncEveryBytes: inv.syncEveryBytes }),
+  });
+  const server = cliTransport(inv.address).createServer();
+  server.addService(TransferService, handlers, { codec });
   await server.listen();
-  process.stdout.write(`serving ${server.address} root ${root} codec ${codec.name}\n`);
+  process.stdout.write(`serving ${server.address} root ${inv.root} codec ${codec.name}\n`);
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
     process.once("SIGINT", resolve);
@@ -93,84 +75,71 @@ async function serve({ values, args, transport, codec }: Run): Promise<number> {
   return 0;
 }
 
-async function transfer(run: ClientRun, command: "put" | "get"): Promise<number> {
-  if (run.args.length !== 2) return usage();
-  const [a, b] = run.args as [string, string];
+/** put or get with a progress bar on stderr and the result line on stdout. */
+async function transfer(
+  transport: Transport,
+  codec: Codec,
+  inv: Command<"put" | "get">,
+): Promise<number> {
+  const { command, from, to } = inv;
   const bar = createProgressBar({
     stream: process.stderr,
-    label: `${command} ${command === "put" ? b : a}`,
+    label: `${command} ${command === "put" ? to : from}`,
   });
   const options = {
-    signal: run.signal,
+    signal: interrupt.signal,
     onProgress: (p: { transferredBytes: number; totalBytes: number }) =>
       bar.update(p.transferredBytes, p.totalBytes),
   };
-  const result = await withClient(run, (client) =>
-    command === "put" ? client.upload(a, b, options) : client.download(a, b, options),
+  const r: TransferResult = await withClient(transport, codec, inv, (client) =>
+    command === "put" ? client.upload(from, to, options) : client.download(from, to, options),
   );
   bar.finish();
-  report(command, result);
+  process.stdout.write(
+    `${command} ${r.name} ${r.sizeBytes} B sha256 ${r.sha256} resumed-from ${r.resumedFromBytes} B\n`,
+  );
   return 0;
 }
 
-async function status(run: ClientRun): Promise<number> {
-  if (run.args.length !== 1) return usage();
-  const st = await withClient(run, (client) => client.status(run.args[0] as string));
-  process.stdout.write(`${JSON.stringify(st)}\n`);
-  return 0;
-}
-
-/** Connects and runs `op`; after UNAVAILABLE, reconnects (the transfer resumes) up to `--retries` times. */
+/**
+ * Connects and runs `op`. After UNAVAILABLE (a lost connection, no server) it waits
+ * {@link retryDelayMs} and reconnects, up to `--retries` times; a transfer resumes.
+ */
 async function withClient<T>(
-  run: ClientRun,
+  transport: Transport,
+  codec: Codec,
+  inv: { retries: number; chunkBytes?: number },
   op: (client: TransferClient) => Promise<T>,
 ): Promise<T> {
-  const { chunkBytes, retries } = run;
-  for (let attempt = 0; ; attempt++) {
+  for (let retry = 0; ; retry++) {
     try {
-      const connection = await run.transport.connect();
+      const connection = await transport.connect();
       try {
-        return await op(
-          createTransferClient({
-            connection,
-            codec: run.codec,
-            ...(chunkBytes ? { chunkBytes } : {}),
-          }),
-        );
+        const chunkBytes = inv.chunkBytes === undefined ? {} : { chunkBytes: inv.chunkBytes };
+        return await op(createTransferClient({ connection, codec, ...chunkBytes }));
       } finally {
         await connection.close();
       }
     } catch (err) {
-      if (!(err instanceof NearwireError) || err.code !== Code.Unavailable || attempt >= retries)
+      if (!(err instanceof NearwireError) || err.code !== Code.Unavailable || retry >= inv.retries)
         throw err;
-      process.stderr.write(`\nconnection lost (${err.message}); retrying\n`);
-      await new Promise((r) => setTimeout(r, 500));
+      const waitMs = retryDelayMs(retry);
+      process.stderr.write(
+        `\nconnection lost (${err.message}); retry ${retry + 1} of ${inv.retries} in ${waitMs} ms\n`,
+      );
+      await sleep(waitMs, undefined, { signal: interrupt.signal });
     }
   }
 }
 
-function int(name: string, v: string | boolean | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new NearwireError(Code.InvalidArgument, `--${name} ${v} is not a whole number`);
-  return n;
+function packageVersion(): string {
+  const pkg = new URL("../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(pkg, "utf8")) as { version: string }).version;
 }
 
-function report(verb: string, r: TransferResult): void {
-  process.stdout.write(
-    `${verb} ${r.name} ${r.sizeBytes} B sha256 ${r.sha256} resumed-from ${r.resumedFromBytes} B\n`,
-  );
-}
-
-function usage(): number {
-  process.stderr.write(`${USAGE}\n`);
-  return 2;
-}
-
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
+main(parseCli(process.argv.slice(2), process.env)).then(
+  (status) => {
+    process.exitCode = status;
   },
   (err: unknown) => {
     const e = NearwireError.from(err);
