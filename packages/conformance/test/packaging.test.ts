@@ -42,7 +42,7 @@ const published = readdirSync(join(root, "packages"))
   .filter(({ pkg }) => pkg.private !== true);
 
 describe("published packages", () => {
-  it("are the expected fourteen", () => {
+  it("are the expected fifteen", () => {
     assert.deepEqual(published.map(({ pkg }) => pkg.name).sort(), [
       "@nearwire/codec-flatbuffers",
       "@nearwire/codec-msgpack",
@@ -52,6 +52,7 @@ describe("published packages", () => {
       "@nearwire/frame",
       "@nearwire/grpc-uds",
       "@nearwire/peercred",
+      "@nearwire/protoc-gen",
       "@nearwire/ring",
       "@nearwire/shm-ring",
       "@nearwire/socket",
