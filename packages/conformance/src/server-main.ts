@@ -15,6 +15,7 @@
  */
 import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { createConformanceHandlers } from "./conformance-handlers.js";
+import { interceptedService, serverInterceptors } from "./conformance-interceptors.js";
 import { conformanceService } from "./conformance-service.js";
 import {
   type CodecRef,
@@ -80,7 +81,9 @@ async function main(): Promise<void> {
   const codec = await loadCodec(config.codec);
   const transport = await factory.createTransport(config.address, config.factoryOptions);
   const server = transport.createServer();
-  server.addService(conformanceService, createConformanceHandlers(), { codec });
+  const handlers = createConformanceHandlers();
+  server.addService(conformanceService, handlers, { codec });
+  server.addService(interceptedService, handlers, { codec, interceptors: serverInterceptors() });
   await server.listen();
   let closing = false;
   io.onSigterm(() => {

@@ -7,6 +7,7 @@ import { backpressureSuite } from "./suites/backpressure.js";
 import { callKindsSuite } from "./suites/call-kinds.js";
 import { cancellationSuite } from "./suites/cancellation.js";
 import { deadlinesSuite } from "./suites/deadlines.js";
+import { interceptorsSuite } from "./suites/interceptors.js";
 import { lifecycleSuite } from "./suites/lifecycle.js";
 import { limitsSuite } from "./suites/limits.js";
 import { orderingSuite } from "./suites/ordering.js";
@@ -64,6 +65,7 @@ const BULK_SUITES: ReadonlySet<string> = new Set([
   "limits",
   "backpressure",
   "server setup",
+  "interceptors",
 ]);
 
 /** The suites, one behaviour each, in the order they run. */
@@ -78,6 +80,7 @@ const SUITES = {
   "peer death": peerDeathSuite,
   "unknown method": unknownMethodSuite,
   "server setup": serverSetupSuite,
+  interceptors: interceptorsSuite,
   "swap transparency": swapTransparencySuite,
 } as const;
 

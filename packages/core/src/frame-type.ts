@@ -27,6 +27,11 @@ export const FrameType = {
    * them (HELLO features, PROTOCOL.md §4.1).
    */
   Batch: 0x16,
+  /**
+   * Response headers of one call, server to client, before its first message or its STATUS;
+   * sent only on a call whose REQUEST set TAKES_HEADERS (PROTOCOL.md §5.2).
+   */
+  Headers: 0x17,
   /** First type value free for applications using the channel layer directly. */
   FirstApplication: 0x80,
 } as const;

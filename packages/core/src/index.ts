@@ -10,12 +10,29 @@ export type {
 export { healthCodec, ServingStatus } from "./health/health-codec.js";
 export type { HealthService, HealthServiceOptions } from "./health/health-service.js";
 export { createHealthService, HealthDefinition } from "./health/health-service.js";
+export type {
+  CallEndEvent,
+  CallErrorEvent,
+  CallStartEvent,
+} from "./intercept/diagnostics.js";
+export type {
+  CallNext,
+  CallRequest,
+  CallResponse,
+  Interceptor,
+  StreamRequest,
+  StreamResponse,
+  UnaryRequest,
+  UnaryResponse,
+} from "./intercept/interceptor.js";
 export { jsonCodec } from "./json-codec.js";
 export type { MemoryTransportOptions } from "./memory/memory-transport.js";
 export { createMemoryTransport } from "./memory/memory-transport.js";
 export type { ErrorReason, NearwireErrorOptions } from "./nearwire-error.js";
 export { NearwireError } from "./nearwire-error.js";
 export type { Peer, PeerAuthorizationOptions } from "./peer.js";
+export type { HandlerErrorHook, HandlerErrorInfo } from "./rpc/handler-error.js";
+export { logHandlerError } from "./rpc/handler-error.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";
 export { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_BYTES } from "./rpc/rpc-server.js";
 export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";

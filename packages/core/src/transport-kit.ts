@@ -13,9 +13,13 @@
  * - `isErrorReason(value)`: whether a reason read off the wire is one of `ErrorReason`;
  *   `messageOf(thrown)`: the message of anything thrown (an Error's, or its string form).
  * - `bindService`, `bindHandlers`, `BoundMethod`, `ServedMethod`: a service definition bound to a
- *   codec (client side) and to handlers (server side).
+ *   codec (client side) and to handlers inside the service's interceptors (server side);
+ *   `clientMethod(bound, call, interceptors)`: a transport's call of one method as the typed
+ *   client's method, inside the interceptors (and the diagnostics events when subscribed).
  * - `timeoutError(timeoutMs)`: the DEADLINE_EXCEEDED error every client gives;
  *   `closedByCaller()`: the CANCELLED `closed` error of a call on a connection its own side closed.
+ * - `handlerFailure(error, call, hook)`: what a server sends for a handler's error that is not
+ *   a NearwireError, after telling `hook` (`onHandlerError`) of it.
  * - `withServerCodec(error, codec)`: an error STATUS after the server's `nearwire-codec`
  *   trailer (codec mismatch named: reason `codec-mismatch`), as every client reports it.
  * - `memoryChannelPair(options)`: two connected in-process Channels (tests of channel code).
@@ -26,6 +30,8 @@
  */
 export { checkSend, isSendableType } from "./check-send.js";
 export { guardListen } from "./guard-listen.js";
+export type { ClientMethod } from "./intercept/client-chain.js";
+export { clientMethod } from "./intercept/client-chain.js";
 export { loadAddon } from "./load-addon.js";
 export type { MemoryChannelOptions } from "./memory/memory-channel.js";
 export { memoryChannelPair } from "./memory/memory-channel.js";
@@ -34,6 +40,7 @@ export type { BoundMethod } from "./rpc/bound-method.js";
 export { bindHandlers, bindService } from "./rpc/bound-method.js";
 export { closedByCaller, timeoutError } from "./rpc/client-session.js";
 export { DeadlineTimer } from "./rpc/deadline-timer.js";
+export { handlerFailure } from "./rpc/handler-error.js";
 export { InboundStream } from "./rpc/inbound-stream.js";
 export type { ServedMethod } from "./rpc/method-table.js";
 export { RpcServer } from "./rpc/rpc-server.js";

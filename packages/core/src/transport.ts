@@ -1,5 +1,6 @@
 /** The Transport interface services are written against: servers, clients, calls, contexts. */
 import type { Codec } from "./codec.js";
+import type { Interceptor } from "./intercept/interceptor.js";
 import type { Peer } from "./peer.js";
 import type { MethodDefinition, ServiceDefinition } from "./service.js";
 
@@ -14,6 +15,19 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Request metadata (headers). */
   metadata?: Metadata;
+  /**
+   * Called once with the response headers (`{}` when the server sent none) before the first
+   * response message is delivered, or before the call fails when it fails first. As
+   * connect-es's `onHeader`.
+   */
+  onHeader?: (headers: Metadata) => void;
+  /**
+   * Called once with the response trailers when the call ends, on success and on failure
+   * (`{}` when the server sent none), before the promise settles or the response stream ends.
+   * The transport's own trailers (`nearwire-reason`, `grpc-status`, …) are not among them. As
+   * connect-es's `onTrailer`.
+   */
+  onTrailer?: (trailers: Metadata) => void;
 }
 
 /** What a handler learns about its call. */
@@ -28,6 +42,12 @@ export interface HandlerContext {
   readonly signal: AbortSignal;
   /** Trailers sent with the status; handlers may add entries. */
   readonly trailers: Metadata;
+  /**
+   * Response headers; handlers may add entries until the first response message (or the
+   * status) is sent, after which changes are not sent. The client reads them with
+   * `CallOptions.onHeader`.
+   */
+  readonly responseHeaders: Metadata;
   /** The connection's peer (one object per connection): its address, and uid/gid/pid when known. */
   readonly peer: Peer;
 }
@@ -78,6 +98,12 @@ export type Client<S extends ServiceDefinition> = {
 export interface BindOptions {
   /** The codec for this service's messages; another service may use another. */
   codec: Codec;
+  /**
+   * Interceptors of every call of this service, outermost first: `[a, b]` runs `a`, then `b`,
+   * then the call (client) or the handler (server). The same type serves both sides, as in
+   * connect-es. Default none (no cost per call).
+   */
+  interceptors?: readonly Interceptor[];
 }
 
 /** A server of one transport; add services, then listen. */

@@ -211,11 +211,11 @@ describe("call ids are never reused on a connection (PROTOCOL.md §5.1): the cli
     const s = rawServer();
     const pending = s.client.sleep({ n: 1 });
     await tick();
-    s.send(0x17, new Uint8Array(4));
+    s.send(0x18, new Uint8Array(4));
     await assert.rejects(pending, (e: NearwireError) => {
       assert.equal(e.code, Code.Internal);
       assert.equal(e.reason, "unknown-frame-type");
-      assert.match(e.message, /unexpected frame type 0x17/);
+      assert.match(e.message, /unexpected frame type 0x18/);
       return true;
     });
   });

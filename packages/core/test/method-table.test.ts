@@ -25,7 +25,7 @@ function inFrame(path: string): [Uint8Array, number, number] {
 
 test("lookup finds each method by its path bytes, whichever was found before, and nothing else", () => {
   const table = new MethodTable();
-  for (const m of bindHandlers(Svc, { callA() {}, callB() {}, call() {} }, jsonCodec)) {
+  for (const m of bindHandlers(Svc, { callA() {}, callB() {}, call() {} }, { codec: jsonCodec })) {
     table.add(m);
   }
   assert.equal(table.size, 3);
@@ -55,7 +55,7 @@ test("a path differing from a served one in any single byte, word or tail, is no
   );
   const table = new MethodTable();
   const impl = Object.fromEntries(names.map((n) => [n, () => undefined]));
-  for (const m of bindHandlers(svc, impl, jsonCodec)) table.add(m);
+  for (const m of bindHandlers(svc, impl, { codec: jsonCodec })) table.add(m);
   for (const name of names) {
     const [frame, at, len] = inFrame(`/t.W/${name}`);
     assert.equal(table.lookup(frame, at, len)?.bound.name, name);

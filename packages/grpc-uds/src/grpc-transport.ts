@@ -1,5 +1,11 @@
 import net from "node:net";
-import type { ClientConnection, PeerAuthorizationOptions, Server, Transport } from "@nearwire/core";
+import type {
+  ClientConnection,
+  HandlerErrorHook,
+  PeerAuthorizationOptions,
+  Server,
+  Transport,
+} from "@nearwire/core";
 import { guardListen } from "@nearwire/core/transport-kit";
 import {
   checkPeerAuthorization,
@@ -72,6 +78,12 @@ export interface GrpcTransportOptions extends PeerAuthorizationOptions {
   keepaliveTimeoutMs?: number;
   /** Client: compress request messages with gzip (`grpc-encoding: gzip`). Default identity. */
   compression?: "identity" | "gzip";
+  /**
+   * Server: told of each error a handler throws that is not a NearwireError, and decides what
+   * the client gets; as `RpcOptions.onHandlerError` of `@nearwire/core` (default: one
+   * `console.error` line; the client gets UNKNOWN with the error's message).
+   */
+  onHandlerError?: HandlerErrorHook;
 }
 
 /** Default of {@link GrpcTransportOptions.maxMessageBytes}: 4 MiB. */
@@ -142,6 +154,7 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
           limits,
           highWaterMarkBytes: HIGH_WATER_MARK_BYTES,
           reflection: options.reflection === true,
+          onHandlerError: options.onHandlerError,
           peers,
           tls: tls === undefined ? undefined : tlsServerSetup(tls, limits.handshakeTimeoutMs),
           onBound: (address) => {

@@ -108,6 +108,7 @@ const ctx: HandlerContext = {
   deadline: undefined,
   signal: new AbortController().signal,
   trailers: {},
+  responseHeaders: {},
   peer: { address: "test" },
 };
 

@@ -8,11 +8,14 @@ import type { CallOptions, Metadata } from "../transport.js";
 import { type BoundMethod, decodeChecked, encodeChecked } from "./bound-method.js";
 import { DeadlineTimer } from "./deadline-timer.js";
 import {
+  CODEC_TRAILER,
+  decodeHeaders,
   decodeStatus,
   encodeCallId,
   encodeCancel,
   encodeRequest,
   FLAG_END_STREAM,
+  FLAG_TAKES_HEADERS,
   isOkStatusWithMessage,
   MESSAGE_HEAD_BYTES,
   REASON_TRAILER,
@@ -43,6 +46,11 @@ class ClientCall {
   deadline: DeadlineTimer | undefined = undefined;
   signal: AbortSignal | undefined = undefined;
   onAbort: (() => void) | undefined = undefined;
+  /** The caller's `onHeader` / `onTrailer`, when given (the REQUEST then sets TAKES_HEADERS). */
+  onHeader: ((headers: Metadata) => void) | undefined = undefined;
+  onTrailer: ((trailers: Metadata) => void) | undefined = undefined;
+  /** The response headers were delivered (a HEADERS frame, or none before a message/STATUS). */
+  headersSeen = false;
   done = false;
 
   constructor(
@@ -196,6 +204,8 @@ export class ClientSession extends Session<ClientCall> {
     call.reject = reject;
     this.calls.add(call);
     if (options === undefined) return call;
+    call.onHeader = options.onHeader;
+    call.onTrailer = options.onTrailer;
     if (timeoutMs !== undefined) {
       call.deadline = new DeadlineTimer(wireTimeoutMs(timeoutMs), () =>
         this.cancel(call, Code.DeadlineExceeded, `deadline of ${timeoutMs} ms exceeded`),
@@ -212,11 +222,12 @@ export class ClientSession extends Session<ClientCall> {
   private sendRequest(call: ClientCall, request: unknown, options: CallOptions | undefined): void {
     const timeoutMs = timeoutOf(options);
     const metadata = options?.metadata;
+    const flags = call.onHeader === undefined ? FLAG_END_STREAM : END_STREAM_TAKES_HEADERS;
     try {
       if (metadata === undefined) {
         this.writer.request(
           call.id,
-          FLAG_END_STREAM,
+          flags,
           timeoutMs,
           call.bound.pathBytes,
           call.bound.input,
@@ -227,7 +238,7 @@ export class ClientSession extends Session<ClientCall> {
       const bytes = encodeChecked(call.bound.input, request, this.maxMessageBytes, "request");
       this.writer.send(
         FrameType.Request,
-        encodeRequest(call.id, FLAG_END_STREAM, timeoutMs, call.bound.pathBytes, metadata, bytes),
+        encodeRequest(call.id, flags, timeoutMs, call.bound.pathBytes, metadata, bytes),
       );
     } catch (err) {
       this.settle(call, NearwireError.from(err, Code.Internal));
@@ -242,7 +253,7 @@ export class ClientSession extends Session<ClientCall> {
     call.credit = new OutboundCredit();
     const payload = encodeRequest(
       call.id,
-      0,
+      call.onHeader === undefined ? 0 : FLAG_TAKES_HEADERS,
       timeoutOf(options),
       call.bound.pathBytes,
       options?.metadata,
@@ -316,6 +327,9 @@ export class ClientSession extends Session<ClientCall> {
         case FrameType.Credit:
           this.onCredit(payload);
           return;
+        case FrameType.Headers:
+          this.onHeaders(payload);
+          return;
         default:
           throw this.unknownType(type);
       }
@@ -341,6 +355,31 @@ export class ClientSession extends Session<ClientCall> {
     return !call.done;
   }
 
+  /**
+   * A HEADERS frame (PROTOCOL.md §5.2): the response headers of a call whose REQUEST set
+   * TAKES_HEADERS, before its first message. On any other call, or a second time, it is a
+   * violation; for a call that ended here, it is ignored.
+   */
+  private onHeaders(p: Uint8Array): void {
+    const { callId, headers } = decodeHeaders(p);
+    const call = this.calls.get(callId);
+    if (call === undefined) {
+      this.checkStarted(callId, "HEADERS");
+      return;
+    }
+    if (call.onHeader === undefined)
+      throw protocolError(`HEADERS on call ${callId}, whose REQUEST did not set TAKES_HEADERS`);
+    if (call.headersSeen)
+      throw protocolError(`HEADERS on call ${callId} after its headers or a response message`);
+    this.deliverHeaders(call, headers);
+  }
+
+  /** Hands the caller the response headers, once. */
+  private deliverHeaders(call: ClientCall, headers: Metadata): void {
+    call.headersSeen = true;
+    (call.onHeader as (h: Metadata) => void)(headers);
+  }
+
   private onStatus(p: Uint8Array): void {
     // Fast path: OK, no detail, no trailers, the response inline (what nearwire servers send).
     if (isOkStatusWithMessage(p)) {
@@ -351,6 +390,7 @@ export class ClientSession extends Session<ClientCall> {
         return;
       }
       this.onMessage(call, p, STATUS_HEAD_BYTES, p.byteLength, this.channel.transientPayloads);
+      if (call.onTrailer !== undefined && !call.done) call.onTrailer({});
       this.settleOk(call);
       return;
     }
@@ -360,12 +400,17 @@ export class ClientSession extends Session<ClientCall> {
       this.checkStarted(st.callId, "STATUS");
       return;
     }
+    if (call.onHeader !== undefined && !call.headersSeen && !call.done)
+      this.deliverHeaders(call, {});
     if (st.code !== Code.OK) {
-      this.settle(call, statusError(st.code, st.detail, st.trailers, call.bound.codec), true);
+      const error = statusError(st.code, st.detail, st.trailers, call.bound.codec);
+      if (call.onTrailer !== undefined && !call.done) call.onTrailer(error.metadata ?? {});
+      this.settle(call, error, true);
       return;
     }
     const m = st.message;
     if (m !== undefined) this.onMessage(call, m, 0, m.byteLength, this.channel.transientPayloads);
+    if (call.onTrailer !== undefined && !call.done) call.onTrailer(userTrailers(st.trailers));
     this.settleOk(call);
   }
 
@@ -394,6 +439,7 @@ export class ClientSession extends Session<ClientCall> {
     transient: boolean,
   ): void {
     if (call.done) return;
+    if (call.onHeader !== undefined && !call.headersSeen) this.deliverHeaders(call, {});
     let value: unknown;
     try {
       value = decodeChecked(
@@ -489,6 +535,16 @@ function statusError(
   if (reason !== "") opts.reason = reason as ErrorReason;
   return withServerCodec(new NearwireError(code, detail, opts), codec);
 }
+
+/** An OK STATUS's trailers without the ones PROTOCOL.md reserves (`nearwire-*`). */
+function userTrailers(trailers: Metadata | undefined): Metadata {
+  if (trailers === undefined) return {};
+  const { [REASON_TRAILER]: _r, [CODEC_TRAILER]: _c, ...rest } = trailers;
+  return rest;
+}
+
+/** REQUEST flags of a call with one request message that takes a HEADERS frame. */
+const END_STREAM_TAKES_HEADERS = FLAG_END_STREAM | FLAG_TAKES_HEADERS;
 
 /** What a client-streaming or bidi call sends. */
 type Requests = AsyncIterable<unknown> | Iterable<unknown>;

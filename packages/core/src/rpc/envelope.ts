@@ -32,6 +32,11 @@ export const FLAG_END_STREAM = 0x01;
 export const FLAG_HAS_MESSAGE = 0x02;
 /** REQUEST and STATUS flag: a metadata (or trailers) block follows the method or detail. */
 export const FLAG_HAS_METADATA = 0x04;
+/**
+ * REQUEST flag: the client takes a HEADERS frame (0x17) on this call (PROTOCOL.md §5.2); a
+ * server sends response headers only on calls that set it.
+ */
+export const FLAG_TAKES_HEADERS = 0x08;
 
 /**
  * The STATUS trailer that carries a NearwireError's `reason` (PROTOCOL.md §5.6): the client
@@ -295,7 +300,7 @@ export function encodeRequest(
   message: Uint8Array | undefined,
 ): Uint8Array {
   const md = encodedMetadata(metadata);
-  let f = flags & FLAG_END_STREAM;
+  let f = flags & (FLAG_END_STREAM | FLAG_TAKES_HEADERS);
   if (md !== undefined) f |= FLAG_HAS_METADATA;
   if (message !== undefined) f |= FLAG_HAS_MESSAGE;
   const head = REQUEST_HEAD_BYTES + methodBytes.byteLength;
@@ -423,6 +428,26 @@ export function encodeStatus(
   if (md !== undefined) o = writeMetadata(out, view(out), o, md);
   if (message !== undefined) out.set(message, o);
   return out;
+}
+
+/** Encodes a HEADERS payload: the call id and a metadata block (which may hold no entry). */
+export function encodeHeaders(callId: number, headers: Metadata): Uint8Array {
+  const md = encodedMetadata(headers) ?? [];
+  const out = new Uint8Array(CALL_ID_BYTES + metadataSize(md));
+  putU32(out, 0, callId);
+  writeMetadata(out, view(out), CALL_ID_BYTES, md);
+  return out;
+}
+
+/**
+ * Decodes a HEADERS payload; throws INTERNAL `protocol-violation` when malformed (a metadata
+ * block that does not fill the rest of the payload exactly).
+ */
+export function decodeHeaders(p: Uint8Array): { callId: number; headers: Metadata } {
+  const callId = readCallId(p, "HEADERS");
+  const [headers, end] = readMetadata(p, view(p), CALL_ID_BYTES, "HEADERS");
+  if (end !== p.byteLength) throw malformed("HEADERS");
+  return { callId, headers };
 }
 
 /** Decodes a STATUS payload; throws INTERNAL `protocol-violation` when malformed. */

@@ -6,6 +6,7 @@ import { serverCloseHook } from "../server-close-hook.js";
 import type { ServiceDefinition } from "../service.js";
 import type { BindOptions, Server, ServiceImpl } from "../transport.js";
 import { bindHandlers } from "./bound-method.js";
+import type { HandlerErrorHook } from "./handler-error.js";
 import { MethodTable } from "./method-table.js";
 import { ServerSession, type ServerSessionHost } from "./server-session.js";
 
@@ -39,6 +40,15 @@ export interface RpcOptions {
    * same either way.
    */
   batches?: boolean;
+  /**
+   * Server: called once for each error a handler throws (or its promise or stream rejects
+   * with) that is not a NearwireError — a bug, as far as the server can tell. Its return value
+   * is what the client gets: undefined for the default, UNKNOWN with the error's message (as
+   * grpc-js sends it); return a NearwireError to send another code or hide the text. Default
+   * {@link logHandlerError}: one `console.error` line with the method and the peer, and the
+   * stack. A NearwireError is the handler's answer, not a failure: it is sent as is, unlogged.
+   */
+  onHandlerError?: HandlerErrorHook;
 }
 
 /**
@@ -63,6 +73,7 @@ export class RpcServer implements Server, ServerSessionHost {
   readonly maxMessageBytes: number;
   readonly maxConcurrentCalls: number;
   readonly idleTimeoutMs: number;
+  readonly onHandlerError: HandlerErrorHook | undefined;
   draining = false;
   private listener: ChannelListener | undefined;
   private readonly sessions = new Set<ServerSession>();
@@ -89,6 +100,7 @@ export class RpcServer implements Server, ServerSessionHost {
       throw new NearwireError(Code.InvalidArgument, `idleTimeoutMs ${idle} is not in 0..2^31-1`);
     }
     this.idleTimeoutMs = idle;
+    this.onHandlerError = options.onHandlerError;
   }
 
   get address(): string {
@@ -104,7 +116,7 @@ export class RpcServer implements Server, ServerSessionHost {
   ): this {
     if (this.listener !== undefined)
       throw new NearwireError(Code.FailedPrecondition, "addService after listen");
-    const served = bindHandlers(service, impl, options.codec);
+    const served = bindHandlers(service, impl, options);
     const taken = served.find((m) => this.methods.has(m.bound.path));
     if (taken !== undefined)
       throw new NearwireError(Code.AlreadyExists, `service ${service.typeName} added twice`);

@@ -1,15 +1,10 @@
 /** createRpcTransport and connectRpc: a Transport from a ChannelProvider. */
 import type { Channel, ChannelProvider } from "../channel.js";
 import { guardListen } from "../guard-listen.js";
+import { type ClientMethod, clientMethod } from "../intercept/client-chain.js";
 import type { ServiceDefinition } from "../service.js";
-import type {
-  BindOptions,
-  CallOptions,
-  Client,
-  ClientConnection,
-  Transport,
-} from "../transport.js";
-import { bindService } from "./bound-method.js";
+import type { BindOptions, Client, ClientConnection, Transport } from "../transport.js";
+import { type BoundMethod, bindService } from "./bound-method.js";
 import { ClientSession } from "./client-session.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, type RpcOptions, RpcServer } from "./rpc-server.js";
 
@@ -34,27 +29,26 @@ export function connectRpc(channel: Channel, options: RpcOptions = {}): ClientCo
     close: () => session.close(),
     [Symbol.asyncDispose]: () => session.close(),
     client<S extends ServiceDefinition>(service: S, bind: BindOptions): Client<S> {
-      const client: Record<string, unknown> = {};
-      for (const bound of bindService(service, bind.codec)) {
-        switch (bound.kind) {
-          case "unary":
-            client[bound.name] = (req: unknown, o?: CallOptions) => session.unary(bound, req, o);
-            break;
-          case "server_streaming":
-            client[bound.name] = (req: unknown, o?: CallOptions) =>
-              session.serverStreaming(bound, req, o);
-            break;
-          case "client_streaming":
-            client[bound.name] = (reqs: AsyncIterable<unknown>, o?: CallOptions) =>
-              session.clientStreaming(bound, reqs, o);
-            break;
-          case "bidi_streaming":
-            client[bound.name] = (reqs: AsyncIterable<unknown>, o?: CallOptions) =>
-              session.bidiStreaming(bound, reqs, o);
-            break;
-        }
-      }
+      const client: Record<string, ClientMethod> = {};
+      for (const bound of bindService(service, bind.codec))
+        client[bound.name] = clientMethod(bound, sessionCall(session, bound), bind.interceptors);
       return client as Client<S>;
     },
   };
 }
+
+/** The session's call of `bound`'s kind. */
+function sessionCall(session: ClientSession, bound: BoundMethod): ClientMethod {
+  switch (bound.kind) {
+    case "unary":
+      return (req, o) => session.unary(bound, req, o);
+    case "server_streaming":
+      return (req, o) => session.serverStreaming(bound, req, o);
+    case "client_streaming":
+      return (reqs, o) => session.clientStreaming(bound, reqs as Requests, o);
+    case "bidi_streaming":
+      return (reqs, o) => session.bidiStreaming(bound, reqs as Requests, o);
+  }
+}
+
+type Requests = AsyncIterable<unknown> | Iterable<unknown>;

@@ -19,6 +19,10 @@ export class ServerCall implements HandlerContext {
   readonly metadata: Metadata;
   readonly deadline: number | undefined;
   private trailerBag: Metadata | undefined;
+  /** Response headers set by the handler; sent once, before the call's first response frame. */
+  headerBag: Metadata | undefined;
+  /** The REQUEST set TAKES_HEADERS, and no HEADERS went out yet. */
+  headersPending: boolean;
   private controller: AbortController | undefined;
   private abortReason: NearwireError | undefined;
   /** Set when the call ended (the session's `end`): nothing more is sent for it. */
@@ -43,7 +47,10 @@ export class ServerCall implements HandlerContext {
     timeoutMs: number,
     /** The session's one peer object (no allocation per call). */
     readonly peer: Peer,
+    /** The client takes a HEADERS frame on this call (its REQUEST set TAKES_HEADERS). */
+    takesHeaders: boolean,
   ) {
+    this.headersPending = takesHeaders;
     this.method = bound.path;
     this.metadata = metadata ?? EMPTY;
     this.deadline = timeoutMs > 0 ? Date.now() + timeoutMs : undefined;
@@ -60,6 +67,11 @@ export class ServerCall implements HandlerContext {
   get trailers(): Metadata {
     if (this.trailerBag === undefined) this.trailerBag = {};
     return this.trailerBag;
+  }
+
+  get responseHeaders(): Metadata {
+    if (this.headerBag === undefined) this.headerBag = {};
+    return this.headerBag;
   }
 
   /** Trailers set by the handler, or undefined when none. */

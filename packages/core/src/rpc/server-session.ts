@@ -13,9 +13,11 @@ import {
   decodeCancel,
   decodeRequest,
   END_BYTES,
+  encodeHeaders,
   encodeStatus,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
+  FLAG_TAKES_HEADERS,
   latin1OrUtf8,
   MESSAGE_HEAD_BYTES,
   REASON_TRAILER,
@@ -23,6 +25,7 @@ import {
   RequestHead,
   readCallId,
 } from "./envelope.js";
+import { type HandlerErrorHook, handlerFailure } from "./handler-error.js";
 import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
@@ -40,6 +43,8 @@ export interface ServerSessionHost {
   /** Close a connection without open calls after this long without a frame, ms; 0: never. */
   readonly idleTimeoutMs: number;
   readonly draining: boolean;
+  /** What to do with a handler's error that is not a NearwireError (RpcOptions). */
+  readonly onHandlerError: HandlerErrorHook | undefined;
   sessionClosed(session: ServerSession): void;
   callsChanged(): void;
 }
@@ -196,6 +201,7 @@ export class ServerSession extends Session<ServerCall> {
       head.metadata,
       head.timeoutMs,
       this.peer,
+      (head.flags & FLAG_TAKES_HEADERS) !== 0,
     );
   }
 
@@ -403,6 +409,7 @@ export class ServerSession extends Session<ServerCall> {
     new MessagePump(source, credit, {
       ended: () => call.finished,
       send: (value) => {
+        if (call.headersPending) this.sendHeaders(call);
         if (this.writer.message(call.id, codec, value, "response")) return true;
         this.pushBack();
         return false;
@@ -415,6 +422,10 @@ export class ServerSession extends Session<ServerCall> {
 
   private reply(call: ServerCall, value: unknown): void {
     if (call.finished) return;
+    if (call.headersPending) {
+      this.sendHeaders(call);
+      if (call.finished) return;
+    }
     const trailers = call.trailersIfAny;
     try {
       if (trailers === undefined) {
@@ -439,7 +450,8 @@ export class ServerSession extends Session<ServerCall> {
   /** Ends `call` with the STATUS of what its handler threw. */
   private fail(call: ServerCall, err: unknown): void {
     if (call.finished) return;
-    const e = NearwireError.from(err, Code.Unknown);
+    const e =
+      err instanceof NearwireError ? err : handlerFailure(err, call, this.host.onHandlerError);
     const md = e.reason === undefined ? e.metadata : { ...e.metadata, [REASON_TRAILER]: e.reason };
     this.end(call, e.code === Code.OK ? Code.Unknown : e.code, e.message, md);
   }
@@ -461,6 +473,7 @@ export class ServerSession extends Session<ServerCall> {
     if (call.finished) return;
     call.finished = true;
     if (trailers !== NO_STATUS) {
+      if (call.headersPending) this.sendHeaders(call);
       let md = call.trailersIfAny;
       if (trailers !== undefined && Object.keys(trailers).length > 0) md = { ...md, ...trailers };
       this.sendStatus(call.id, code, message, md);
@@ -469,6 +482,23 @@ export class ServerSession extends Session<ServerCall> {
     else call.deadlineTimer?.clear();
     // A closed session tells its host once, in onClose, not once per call.
     if (this.calls.remove(call) && !this.closed) this.host.callsChanged();
+  }
+
+  /**
+   * Sends the handler's response headers in a HEADERS frame, once, before the call's first
+   * response frame — only when the client asked (TAKES_HEADERS) and there are some.
+   */
+  private sendHeaders(call: ServerCall): void {
+    call.headersPending = false;
+    const headers = call.headerBag;
+    if (headers === undefined || this.channel.closed) return;
+    if (Object.keys(headers).length === 0) return;
+    try {
+      this.writer.send(FrameType.Headers, encodeHeaders(call.id, headers));
+    } catch (err) {
+      // Headers that cannot be sent (a key over 64 KiB) fail the call with the reason.
+      this.fail(call, err);
+    }
   }
 
   /** Sends a STATUS without a message; when it does not fit the channel, says why instead. */

@@ -13,6 +13,7 @@ import {
   NearwireError,
   type NearwireErrorOptions,
 } from "@nearwire/core";
+import { CODEC_TRAILER } from "@nearwire/core/protocol";
 import {
   type BoundMethod,
   DeadlineTimer,
@@ -86,6 +87,9 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
   #encoding: Encoding = "identity";
   /** The response's first HEADERS arrived. */
   #headersSeen = false;
+  /** The caller's `onHeader` / `onTrailer`, when given. */
+  #onHeader: ((headers: Metadata) => void) | undefined;
+  #onTrailer: ((trailers: Metadata) => void) | undefined;
   #writable: (() => void) | undefined;
   /** Bytes received for the response stream and not yet credited back (see {@link #credit}). */
   #owed = 0;
@@ -96,6 +100,8 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
     this.#sink = sink;
     this.#reader = new MessageReader(site.maxMessageBytes, "response", site.budget);
     const timeoutMs = options?.timeoutMs;
+    this.#onHeader = options?.onHeader;
+    this.#onTrailer = options?.onTrailer;
     // The fields of a call without metadata or deadline are the same for every call of the
     // method: one array, shared (HPACK copies nothing of it).
     const shared = site.requestFields(bound);
@@ -295,7 +301,9 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
         return;
       }
       this.#encoding = encoding;
-      if (!endStream) return;
+      // A trailers-only response has no headers of its own: they are all trailers.
+      this.#onHeader?.(endStream ? {} : metadataOf(fields));
+      if (this.#done || !endStream) return;
     }
     if (this.#reader.partial) {
       this.#fail(new NearwireError(Code.Internal, "response ended inside a message"));
@@ -397,6 +405,11 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
     const statusText = fieldValue(fields, "grpc-status");
     const code = statusText === undefined ? Number.NaN : Number(statusText);
     if (code === 0) {
+      if (this.#onTrailer !== undefined) {
+        const { [CODEC_TRAILER]: _, ...trailers } = metadataOf(fields);
+        this.#onTrailer(trailers);
+        if (this.#done) return;
+      }
       const sink = this.#sink;
       if (sink.kind === "one" && this.#responses !== 1) {
         this.#settle(
@@ -420,9 +433,12 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
     const reason = reasonOf(reasonText, code);
     if (reason !== undefined) opts.reason = reason;
     const message = percentDecode(fieldValue(fields, "grpc-message") ?? "");
-    this.#settle(
-      withServerCodec(new NearwireError(code as Code, message, opts), this.#bound.codec),
+    const error = withServerCodec(
+      new NearwireError(code as Code, message, opts),
+      this.#bound.codec,
     );
+    this.#onTrailer?.(error.metadata ?? {});
+    this.#settle(error);
   }
 
   /** The caller gives up (signal, deadline, abandoned stream, local failure): reset and end. */

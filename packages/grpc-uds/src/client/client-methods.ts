@@ -1,21 +1,20 @@
 /** bindClient: the typed methods of a client, one per method kind, over a {@link CallSite}. */
 import {
+  type BindOptions,
   type CallOptions,
   Code,
-  type Codec,
   NearwireError,
   type ServiceDefinition,
 } from "@nearwire/core";
 import {
   type BoundMethod,
   bindService,
+  type ClientMethod,
+  clientMethod,
   InboundStream,
   timeoutError,
 } from "@nearwire/core/transport-kit";
 import { type CallSite, ClientCall } from "./client-call.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: one record of four call signatures.
-type AnyMethod = (...args: any[]) => any;
 
 /**
  * Builds the typed client of `service`: one function per method, bound once. Each takes its
@@ -25,15 +24,17 @@ type AnyMethod = (...args: any[]) => any;
 export function bindClient(
   site: CallSite,
   service: ServiceDefinition,
-  codec: Codec,
-): Record<string, AnyMethod> {
-  const client: Record<string, AnyMethod> = {};
-  // Paths and message codecs come from core's bindService, as on every transport.
-  for (const bound of bindService(service, codec)) {
+  options: BindOptions,
+): Record<string, ClientMethod> {
+  const client: Record<string, ClientMethod> = {};
+  // Paths and message codecs come from core's bindService, interceptors and diagnostics from
+  // its clientMethod, as on every transport.
+  for (const bound of bindService(service, options.codec)) {
     const streamsResponses = bound.kind === "server_streaming" || bound.kind === "bidi_streaming";
-    client[bound.name] = streamsResponses
-      ? (input: unknown, options?: CallOptions) => streamCall(site, bound, input, options)
-      : (input: unknown, options?: CallOptions) => oneCall(site, bound, input, options);
+    const call: ClientMethod = streamsResponses
+      ? (input, o) => streamCall(site, bound, input, o)
+      : (input, o) => oneCall(site, bound, input, o);
+    client[bound.name] = clientMethod(bound, call, options.interceptors);
   }
   return client;
 }

@@ -126,7 +126,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
   }
 
   client<S extends ServiceDefinition>(service: S, options: BindOptions): Client<S> {
-    return bindClient(this, service, options.codec) as Client<S>;
+    return bindClient(this, service, options) as unknown as Client<S>;
   }
 
   requestFields(bound: BoundMethod): readonly string[] {

@@ -2,6 +2,7 @@ import type net from "node:net";
 import {
   type BindOptions,
   Code,
+  type HandlerErrorHook,
   NearwireError,
   type Peer,
   type PeerAuthorizationOptions,
@@ -33,6 +34,7 @@ export interface GrpcServerSetup {
   readonly limits: SessionLimits;
   readonly highWaterMarkBytes: number;
   readonly reflection: boolean;
+  readonly onHandlerError: HandlerErrorHook | undefined;
   readonly peers: PeerAuthorizationOptions;
   readonly tls: TlsServerSetup | undefined;
   readonly onBound: (address: string) => void;
@@ -51,6 +53,7 @@ export class GrpcServer implements Server, ConnectionHost {
   readonly maxMessageBytes: number;
   readonly limits: SessionLimits;
   readonly highWaterMarkBytes: number;
+  readonly onHandlerError: HandlerErrorHook | undefined;
   readonly #setup: GrpcServerSetup;
   readonly #closeHooks: (() => void)[] = [];
   readonly #services: ReflectedService[] = [];
@@ -64,6 +67,7 @@ export class GrpcServer implements Server, ConnectionHost {
     this.maxMessageBytes = setup.maxMessageBytes;
     this.limits = setup.limits;
     this.highWaterMarkBytes = setup.highWaterMarkBytes;
+    this.onHandlerError = setup.onHandlerError;
   }
 
   /**
@@ -86,7 +90,7 @@ export class GrpcServer implements Server, ConnectionHost {
         `addService(${service.typeName}) after listen`,
       );
     }
-    const methods = bindHandlers(service, impl, options.codec);
+    const methods = bindHandlers(service, impl, options);
     if (methods.some((m) => this.methods.has(m.bound.path)))
       throw new NearwireError(Code.AlreadyExists, `service ${service.typeName} added twice`);
     for (const m of methods) this.methods.set(m.bound.path, m);
@@ -102,7 +106,8 @@ export class GrpcServer implements Server, ConnectionHost {
     this.#state = "binding";
     if (this.#setup.reflection) {
       for (const { definition, impl, codec } of reflectionServices(this.#services)) {
-        for (const m of bindHandlers(definition, impl, codec)) this.methods.set(m.bound.path, m);
+        for (const m of bindHandlers(definition, impl, { codec }))
+          this.methods.set(m.bound.path, m);
       }
     }
     const setup = this.#setup;

@@ -9,12 +9,18 @@
 import {
   Code,
   type HandlerContext,
+  type HandlerErrorHook,
   type MessageCodec,
   type Metadata,
   NearwireError,
   type Peer,
 } from "@nearwire/core";
-import { DeadlineTimer, InboundStream, type ServedMethod } from "@nearwire/core/transport-kit";
+import {
+  DeadlineTimer,
+  handlerFailure,
+  InboundStream,
+  type ServedMethod,
+} from "@nearwire/core/transport-kit";
 import { ACCEPT_ENCODING, decompress, type Encoding } from "../grpc/compression.js";
 import { appendMetadata, metadataOf } from "../grpc/grpc-metadata.js";
 import {
@@ -43,6 +49,8 @@ export interface CallHost {
   readonly budget: BufferBudget;
   /** The calls open on this connection (the call adds and removes itself). */
   readonly calls: Set<ServerCall>;
+  /** What to do with a handler's error that is not a NearwireError. */
+  readonly onHandlerError: HandlerErrorHook | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers of the four kinds, one signature.
@@ -84,6 +92,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   readonly #reader: MessageReader;
   #metadata: Metadata | undefined;
   #trailers: Metadata | undefined;
+  #responseHeaders: Metadata | undefined;
   #controller: AbortController | undefined;
   #timer: DeadlineTimer | undefined;
   /** The status is decided (sent, or the stream is gone): nothing more goes out. */
@@ -142,6 +151,11 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   get trailers(): Metadata {
     this.#trailers ??= {};
     return this.#trailers;
+  }
+
+  get responseHeaders(): Metadata {
+    this.#responseHeaders ??= {};
+    return this.#responseHeaders;
   }
 
   get peer(): Peer {
@@ -377,11 +391,13 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   #sendHeadersOnce(): void {
     const stream = this.#stream;
     if (stream.headersSent) return;
-    this.#host.session.sendHeaders(
-      stream,
-      responseHeaders(this.#contentType, this.#encoding),
-      false,
-    );
+    let fields = responseHeaders(this.#contentType, this.#encoding);
+    if (this.#responseHeaders !== undefined) {
+      const withOwn = fields.slice();
+      appendMetadata(withOwn, this.#responseHeaders);
+      fields = withOwn;
+    }
+    this.#host.session.sendHeaders(stream, fields, false);
   }
 
   #sendMessage(value: unknown): void {
@@ -429,7 +445,19 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
    */
   finish(outcome?: unknown): void {
     if (this.#finished) return;
-    let error = outcome;
+    let error: unknown =
+      outcome === undefined || outcome instanceof NearwireError
+        ? outcome
+        : handlerFailure(outcome, this, this.#host.onHandlerError);
+    // Response headers go in a HEADERS frame of their own, never into a trailers-only response,
+    // so that the client reads them as headers, as on every transport.
+    if (this.#responseHeaders !== undefined && !this.#stream.headersSent) {
+      try {
+        this.#sendHeadersOnce();
+      } catch (err) {
+        error ??= err;
+      }
+    }
     if (error === undefined && this.#trailers !== undefined) {
       try {
         appendMetadata([], this.#trailers);

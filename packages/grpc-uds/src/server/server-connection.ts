@@ -2,7 +2,7 @@
  * ServerConnection: one accepted connection of a grpc-uds server — its HTTP/2 session, and the
  * dispatch of each new stream to a {@link ServerCall} (or its refusal with a status).
  */
-import { Code, NearwireError, type Peer } from "@nearwire/core";
+import { Code, type HandlerErrorHook, NearwireError, type Peer } from "@nearwire/core";
 import type { ServedMethod } from "@nearwire/core/transport-kit";
 import { ACCEPT_ENCODING, encodingOf } from "../grpc/compression.js";
 import { parseGrpcTimeout } from "../grpc/grpc-timeout.js";
@@ -23,6 +23,7 @@ export interface ConnectionHost {
   readonly maxMessageBytes: number;
   readonly limits: SessionLimits;
   readonly highWaterMarkBytes: number;
+  readonly onHandlerError: HandlerErrorHook | undefined;
   /** The connection has closed. */
   connectionClosed(connection: ServerConnection): void;
 }
@@ -32,6 +33,7 @@ export class ServerConnection implements CallHost {
   readonly gate: DrainGate;
   readonly maxMessageBytes: number;
   readonly highWaterMarkBytes: number;
+  readonly onHandlerError: HandlerErrorHook | undefined;
   readonly peer: Peer;
   readonly calls = new Set<ServerCall>();
   readonly budget: BufferBudget;
@@ -44,6 +46,7 @@ export class ServerConnection implements CallHost {
     this.maxMessageBytes = host.maxMessageBytes;
     this.budget = new BufferBudget(unfinishedMessageLimit(host.maxMessageBytes));
     this.highWaterMarkBytes = host.highWaterMarkBytes;
+    this.onHandlerError = host.onHandlerError;
     this.peer = peer;
     let onClosed!: () => void;
     this.closed = new Promise((resolve) => {
