@@ -10,6 +10,12 @@ export type {
 export { healthCodec, ServingStatus } from "./health/health-codec.js";
 export type { HealthService, HealthServiceOptions } from "./health/health-service.js";
 export { createHealthService, HealthDefinition } from "./health/health-service.js";
+export type { Authorize } from "./intercept/auth.js";
+export { authInterceptor, bearerToken } from "./intercept/auth.js";
+export {
+  deadlinePropagation,
+  withoutDeadlinePropagation,
+} from "./intercept/deadline-propagation.js";
 export type {
   CallEndEvent,
   CallErrorEvent,
@@ -25,6 +31,8 @@ export type {
   UnaryRequest,
   UnaryResponse,
 } from "./intercept/interceptor.js";
+export type { LoggingOptions } from "./intercept/logging.js";
+export { loggingInterceptor } from "./intercept/logging.js";
 export { jsonCodec } from "./json-codec.js";
 export type { MemoryTransportOptions } from "./memory/memory-transport.js";
 export { createMemoryTransport } from "./memory/memory-transport.js";

@@ -6,6 +6,7 @@ import diagnosticsChannel from "node:diagnostics_channel";
 import { Code } from "../code.js";
 import { NearwireError } from "../nearwire-error.js";
 import type { CallRequest, CallResponse, Interceptor } from "./interceptor.js";
+import { onStreamEnd } from "./stream-end.js";
 
 /** A call started: `{ request }` (the request as interceptors see it). */
 export const clientCallStart = diagnosticsChannel.channel("nearwire:client:call:start");
@@ -75,23 +76,4 @@ export function diagnosticsInterceptor(side: "client" | "server"): Interceptor {
     else response.message = onStreamEnd(response.message, (err) => finish(response, err));
     return response;
   };
-}
-
-/** `source`, calling `done` once when it ends, fails, or is left early (as CANCELLED). */
-export async function* onStreamEnd<T>(
-  source: AsyncIterable<T>,
-  done: (error: unknown) => void,
-): AsyncGenerator<T, void, undefined> {
-  let ended = false;
-  try {
-    yield* source;
-    ended = true;
-    done(undefined);
-  } catch (err) {
-    ended = true;
-    done(err);
-    throw err;
-  } finally {
-    if (!ended) done(new NearwireError(Code.Canceled, "response stream abandoned by the caller"));
-  }
 }
