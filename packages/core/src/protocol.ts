@@ -7,9 +7,10 @@
  * - `FrameType` / `FrameTypeValue`: the frame type values (connection control, RPC, application).
  * - `FEATURE_BATCH`: the preface's feature bit for BATCH frames.
  * - `ENVELOPE_HEADROOM_BYTES`: the most envelope bytes a MESSAGE or REQUEST adds to a message.
- * - The RPC frame payloads (REQUEST … CREDIT): `encodeRequest` / `decodeRequest` (into a
+ * - The RPC frame payloads (REQUEST … HEADERS): `encodeRequest` / `decodeRequest` (into a
  *   `RequestHead`, reusable), `encodeStatus` / `decodeStatus` (`StatusFrame`), `encodeCallId`
- *   (END) / `readCallId`, `encodeCancel` / `decodeCancel`, `encodeCredit` / `decodeCredit`.
+ *   (END) / `readCallId`, `encodeCancel` / `decodeCancel`, `encodeCredit` / `decodeCredit`,
+ *   `encodeHeaders` / `decodeHeaders`.
  * - Their constants: the `FLAG_*` bits, `REQUEST_HEAD_BYTES`, `INITIAL_CREDIT` (§5.4), and the
  *   trailer names `REASON_TRAILER` and `CODEC_TRAILER` (§5.6).
  */
@@ -20,16 +21,19 @@ export {
   CODEC_TRAILER,
   decodeCancel,
   decodeCredit,
+  decodeHeaders,
   decodeRequest,
   decodeStatus,
   encodeCallId,
   encodeCancel,
   encodeCredit,
+  encodeHeaders,
   encodeRequest,
   encodeStatus,
   FLAG_END_STREAM,
   FLAG_HAS_MESSAGE,
   FLAG_HAS_METADATA,
+  FLAG_TAKES_HEADERS,
   INITIAL_CREDIT,
   REASON_TRAILER,
   REQUEST_HEAD_BYTES,

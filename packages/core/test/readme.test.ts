@@ -26,7 +26,7 @@ function run(code: string): string {
 }
 
 describe("README examples", () => {
-  it("has three, each runs in its own process", () => assert.equal(blocks.length, 3));
+  it("has four, each runs in its own process", () => assert.equal(blocks.length, 4));
 
   it("services, codecs, errors", () => {
     assert.equal(run(blocks[0] ?? ""), "nearest,walk server_streaming\ntrue decode-failed\n");
@@ -36,7 +36,11 @@ describe("README examples", () => {
     assert.equal(run(blocks[1] ?? ""), "");
   });
 
-  it("health checking", () => {
+  it("interceptors, headers and trailers", () => {
     assert.equal(run(blocks[2] ?? ""), "");
+  });
+
+  it("health checking", () => {
+    assert.equal(run(blocks[3] ?? ""), "");
   });
 });
