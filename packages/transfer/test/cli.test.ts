@@ -148,6 +148,20 @@ describe("nearwire-transfer exit status and messages", () => {
     assert.match(dir.stderr, new RegExp(`INVALID_ARGUMENT: local file "${local}" is a directory`));
   });
 
+  it("put of a missing local file is NOT_FOUND with no server running, too", async () => {
+    const missing = join(local, "no-such-file");
+    const nobody = join(local, "nobody-listens.sock");
+    const r = await cli(["put", missing, "x.bin", "--address", nobody]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /NOT_FOUND: local file .*no such file or directory/);
+    assert.doesNotMatch(r.stderr, /UNAVAILABLE/);
+    // With the file there, the missing server is what fails: UNAVAILABLE.
+    randomFile(join(local, "present.bin"), 10);
+    const up = await cli(["put", join(local, "present.bin"), "x.bin", "--address", nobody]);
+    assert.equal(up.code, 1, up.stderr);
+    assert.match(up.stderr, /UNAVAILABLE: nothing listens/);
+  });
+
   it("get of a missing name is NOT_FOUND and leaves no part file; a missing local dir is NOT_FOUND", async () => {
     const dest = join(local, "missing.dest");
     const r = await cli(["get", "no/such/name.bin", dest, "--address", address]);

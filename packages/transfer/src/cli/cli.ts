@@ -5,6 +5,7 @@ import { Code, type Codec, codeName, NearwireError, type Transport } from "@near
 import { createTransferClient, type TransferClient } from "../client/client.js";
 import type { TransferResult } from "../client/options.js";
 import { loadTransferCodec } from "../codecs/load.js";
+import { fileSize } from "../client/upload.js";
 import { createTransferHandlers } from "../server/handlers.js";
 import { TransferService } from "../service.js";
 import { type Invocation, parseCli, USAGE } from "./args.js";
@@ -86,6 +87,9 @@ async function transfer(
     stream: process.stderr,
     label: `${command} ${command === "put" ? to : from}`,
   });
+  // A local file that is not there fails before any connection is tried (NOT_FOUND, not the
+  // UNAVAILABLE of a server that is not running).
+  if (command === "put") await fileSize(from);
   const options = {
     signal: interrupt.signal,
     onProgress: (p: { transferredBytes: number; totalBytes: number }) =>

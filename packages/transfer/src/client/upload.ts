@@ -69,7 +69,7 @@ export async function uploadOnce(
 }
 
 /** The size of the local file `path`; a missing file is NOT_FOUND, a directory INVALID_ARGUMENT. */
-async function fileSize(path: string): Promise<number> {
+export async function fileSize(path: string): Promise<number> {
   const context = `local file ${JSON.stringify(path)}`;
   const st = await stat(path).catch((err: unknown) => {
     throw localFsError(err, context);
