@@ -2,7 +2,7 @@
 // the pool's own worker threads), and checks what it prints. A server must exit 0 on SIGTERM.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -63,6 +63,8 @@ async function withServer<T>(
   env: NodeJS.ProcessEnv,
   socket: string,
   client: () => Promise<T>,
+  /** Given the server's whole stdout once it has exited. */
+  served?: (stdout: string) => void,
 ): Promise<T> {
   const server = spawn(process.execPath, ["--import", "tsx", file, ...args], {
     cwd: examples,
@@ -82,7 +84,8 @@ async function withServer<T>(
     });
     const result = await client();
     server.kill("SIGTERM");
-    await done;
+    const exited = await done;
+    served?.(exited.stdout);
     assert.equal(existsSync(socket), false, `${file} removed its socket file`);
     return result;
   } finally {
@@ -117,6 +120,62 @@ describe("examples", { concurrency: 2 }, () => {
       assert.equal(out.stdout, "hello, Ada\n");
     });
   }
+
+  for (const transport of ["uds", "grpc-uds", "shm-ring"]) {
+    it(`proto: a service from greeter.proto with interceptors on ${transport}`, async () => {
+      const PROTO_ADDRESS = socketPath(`proto-${transport}`);
+      const env = { PROTO_ADDRESS };
+      let served = "";
+      const out = await withServer(
+        "proto/proto.ts",
+        ["serve", transport],
+        env,
+        PROTO_ADDRESS,
+        () => tsx("proto/proto.ts", ["call", transport, "Ada"], env),
+        (stdout) => {
+          served = stdout;
+        },
+      );
+      assert.equal(
+        out.stdout,
+        [
+          `hello, Ada (x-served-by: nearwire ${transport})`,
+          "3… 2… 1… go, Ada! (x-countdown: done)",
+          "without a token: not allowed to call /example.v1.Greeter/SayHello",
+          "",
+        ].join("\n"),
+      );
+      // The server's logging interceptor: one line per call, the refused one too.
+      const logged = served.split("\n").filter((l) => l.startsWith("server "));
+      assert.deepEqual(
+        logged.map((l) => l.replace(/ peer=.*?(?= —|$)/, "")),
+        [
+          "server /example.v1.Greeter/SayHello OK",
+          "server /example.v1.Greeter/Countdown OK",
+          "server /example.v1.Greeter/SayHello PERMISSION_DENIED — not allowed to call /example.v1.Greeter/SayHello",
+        ],
+      );
+    });
+  }
+
+  it("proto: generated/greeter_nearwire.ts is what nearwire-protoc makes of greeter.proto", async () => {
+    const out = join(tmp, "proto-gen");
+    await run(process.execPath, [
+      fileURLToPath(import.meta.resolve("@nearwire/protoc-gen/package.json")).replace(
+        /package\.json$/,
+        "dist/nearwire-protoc.js",
+      ),
+      "-I",
+      "proto",
+      "--out",
+      out,
+      "proto/greeter.proto",
+    ]);
+    assert.equal(
+      readFileSync(join(out, "greeter_nearwire.ts"), "utf8"),
+      readFileSync(join(examples, "proto/generated/greeter_nearwire.ts"), "utf8"),
+    );
+  });
 
   it("codecs: the same handler with json, msgpack and protobuf", async () => {
     const sizes: Record<string, number> = {};
