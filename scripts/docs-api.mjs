@@ -8,14 +8,15 @@
 // 3. Screenshots of the landing page and one package page, by headless Chromium, into
 //    docs/screenshots/ (committed: what the reference looks like, without building it). The page
 //    must render: a PNG of the window's size, not blank. Skipped, with a note, when no Chromium
-//    is on PATH (Debian: apt-get install chromium).
+//    is on PATH (Debian: apt-get install chromium). Chromium is found and driven by the bench's
+//    report/chromium module, one copy for both; so this script runs after `pnpm build`.
 //
 //   node scripts/docs-api.mjs
-import { execFileSync, spawn } from "node:child_process";
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findChromium, screenshot } from "../apps/bench/dist/report/chromium.js";
 import { checkDocLinks } from "./doc-links.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -35,60 +36,6 @@ function revision() {
   } catch {
     return config.gitRevision;
   }
-}
-
-/** The first Chromium on PATH, or undefined. */
-function findChromium() {
-  const names = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
-  const candidates = (process.env.PATH ?? "")
-    .split(delimiter)
-    .filter(Boolean)
-    .flatMap((dir) => names.map((n) => join(dir, n)));
-  return candidates.find((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-/**
- * A PNG of `page`'s top WINDOW. TypeDoc shows a page only once its script ran (it hides the
- * body until then), so the virtual time budget lets the page's timers run before the shot.
- */
-function screenshot(bin, page, png) {
-  const profile = mkdtempSync(join(tmpdir(), "nearwire-docs-chromium-"));
-  const args = [
-    "--headless",
-    "--no-sandbox", // CI runs as root
-    "--disable-gpu",
-    "--no-first-run",
-    "--no-default-browser-check",
-    "--disable-extensions",
-    "--hide-scrollbars",
-    `--user-data-dir=${profile}`,
-    `--window-size=${WINDOW.width},${WINDOW.height}`,
-    "--virtual-time-budget=3000",
-    `--screenshot=${png}`,
-    pathToFileURL(page).href,
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.once("error", reject);
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      rmSync(profile, { recursive: true, force: true });
-      if (code === 0) resolve();
-      else reject(new Error(`${bin} → ${code ?? signal}: ${stderr.slice(-2000)}`));
-    });
-  });
 }
 
 /** Fails unless `png` is a PNG of the window's size with something on it. */
@@ -126,7 +73,13 @@ if (chromium === undefined) {
 } else {
   for (const { page, png } of SHOTS) {
     mkdirSync(dirname(join(root, png)), { recursive: true });
-    await screenshot(chromium, join(outDir, page), join(root, png));
+    // TypeDoc shows a page only once its script ran (it hides the body until then), so the
+    // virtual time budget lets the page's timers run before the shot.
+    await screenshot(chromium, join(outDir, page), join(root, png), {
+      ...WINDOW,
+      virtualTimeBudgetMs: 3000,
+      timeoutMs: 60_000,
+    });
     checkScreenshot(join(root, png));
   }
   console.log(`screenshots: ${SHOTS.map((s) => s.png).join(", ")} (${seconds()})`);

@@ -6,7 +6,7 @@ import type { CodecResult } from "../src/measure/codec-bench.js";
 import { steady } from "../src/measure/drive.js";
 import type { RunResult } from "../src/measure/run-result.js";
 import type { CaseResult } from "../src/measure/runner.js";
-import { found } from "./found.js";
+import { found } from "./support/found.js";
 
 function run(p50Ns: number, msgsPerSec: number): RunResult {
   return {

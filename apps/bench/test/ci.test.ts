@@ -7,8 +7,8 @@ import {
   makeBaseline,
   serializeBaseline,
 } from "../src/ci/ci.js";
-import { fixtureReport } from "./fixture.js";
-import { found } from "./found.js";
+import { fixtureReport } from "./support/fixture-report.js";
+import { found } from "./support/found.js";
 
 const machine = { cpuModel: "Test CPU", cores: 2, node: "v20.0.0" };
 

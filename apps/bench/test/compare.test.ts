@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { compareMarkdown, compareReports, compareText } from "../src/cli/compare.js";
-import { fixtureReport } from "./fixture.js";
-import { found } from "./found.js";
+import { fixtureReport } from "./support/fixture-report.js";
+import { found } from "./support/found.js";
 
 /** The verdict of one row of a comparison; fails when the row is not there. */
 const verdict = (c: { rows: { key: string; verdict: string }[] }, key: string) =>

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { makeCase } from "../src/measure/case-spec.js";
 import { Orchestrator } from "../src/measure/runner.js";
 import type { BenchReport } from "../src/report/summary.js";
-import { found } from "./found.js";
+import { found } from "./support/found.js";
 
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "nwb-test-"));

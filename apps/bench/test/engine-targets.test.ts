@@ -7,7 +7,7 @@ import {
   engineTargetsTable,
 } from "../src/report/engine-targets.js";
 import { summarise } from "../src/report/summary.js";
-import { fixtureCores, fixtureInput, run, spec } from "./fixture.js";
+import { fixtureCores, fixtureInput, run, spec } from "./support/fixture-report.js";
 
 /** A run where every target's rows were measured: p50 in ns for latency, msgs/s otherwise. */
 function cases(): CaseResult[] {

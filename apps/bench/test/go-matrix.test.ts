@@ -8,7 +8,7 @@ import { resolveGoRows } from "../src/measure/go-rows.js";
 import { buildCiMatrix, buildMatrix, type MatrixInput } from "../src/measure/matrix.js";
 import type { RunResult } from "../src/measure/run-result.js";
 import { seedComparison } from "../src/report/seed-comparison.js";
-import { fixtureReport } from "./fixture.js";
+import { fixtureReport } from "./support/fixture-report.js";
 
 const input: MatrixInput = {
   transports: [

@@ -10,8 +10,8 @@ import { escapeHtml, inlineMarkdown, renderHtml } from "../src/report/html-repor
 import { renderMarkdown } from "../src/report/markdown-report.js";
 import { recommend } from "../src/report/recommendations.js";
 import { payloadsAround, seedComparison } from "../src/report/seed-comparison.js";
-import { fixtureReport, HISTORY } from "./fixture.js";
-import { found } from "./found.js";
+import { fixtureReport, HISTORY } from "./support/fixture-report.js";
+import { found } from "./support/found.js";
 
 /** The cells of the row whose `data-id` is `id` in the table with element id `table`. */
 function row(html: string, table: string, id: string): { text: string; v?: string }[] {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { renderCharts } from "../src/report/charts.js";
 import { fmtCount, fmtNs } from "../src/report/format.js";
 import { renderMarkdown } from "../src/report/markdown-report.js";
-import { fixtureReport } from "./fixture.js";
+import { fixtureReport } from "./support/fixture-report.js";
 
 test("summaries: medians over runs, ratios to the compared row, errors kept", () => {
   const r = fixtureReport();

@@ -4,8 +4,13 @@ import { parseBenchArgs } from "../src/cli/args.js";
 import { renderMarkdown } from "../src/report/markdown-report.js";
 import { summarise } from "../src/report/summary.js";
 import { latencyTable, spreadTable } from "../src/report/tables.js";
-import { fixtureCases, fixtureCores, fixtureInput, fixtureReport } from "./fixture.js";
-import { found } from "./found.js";
+import {
+  fixtureCases,
+  fixtureCores,
+  fixtureInput,
+  fixtureReport,
+} from "./support/fixture-report.js";
+import { found } from "./support/found.js";
 
 test("ratioRange pairs run i with the compared row's run i; stable rows are not flagged", () => {
   const s = summarise(fixtureCases(), fixtureInput, fixtureCores);

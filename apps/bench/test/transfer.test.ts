@@ -12,8 +12,8 @@ import {
   transferMarkdown,
   transferTables,
 } from "../src/transfer/transfer-report.js";
-import { HISTORY } from "./fixture.js";
-import { found } from "./found.js";
+import { HISTORY } from "./support/fixture-report.js";
+import { found } from "./support/found.js";
 
 const ALL = {
   transports: ["uds", "tcp", "grpc-uds", "shm-ring-spin", "shm-ring-adaptive", "shm-ring-park"],

@@ -7,8 +7,13 @@ import { recommend } from "../src/report/recommendations.js";
 import { type BenchReport, summarise, withRunFlags } from "../src/report/summary.js";
 import { flowTable, latencyTable } from "../src/report/tables.js";
 import { DOUBT_LEGEND, doubtLine, doubts } from "../src/report/trust.js";
-import { fixtureCases, fixtureCores, fixtureInput, fixtureReport } from "./fixture.js";
-import { found } from "./found.js";
+import {
+  fixtureCases,
+  fixtureCores,
+  fixtureInput,
+  fixtureReport,
+} from "./support/fixture-report.js";
+import { found } from "./support/found.js";
 
 const SHM = "latency:shm-ring-spin/json/64B";
 

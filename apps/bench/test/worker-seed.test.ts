@@ -6,7 +6,7 @@ import { fmtNs } from "../src/report/format.js";
 import { renderMarkdown } from "../src/report/markdown-report.js";
 import { seedComparison } from "../src/report/seed-comparison.js";
 import { summarise } from "../src/report/summary.js";
-import { fixtureReport } from "./fixture.js";
+import { fixtureReport } from "./support/fixture-report.js";
 
 const input = {
   transports: [

@@ -4,8 +4,8 @@ import { credentials, Client as GrpcClient, Metadata, type ServiceError } from "
 import { type ClientConnection, Code, jsonCodec, NearwireError } from "@nearwire/core";
 import { parseAddress } from "@nearwire/socket";
 import { createGrpcTransport, grpcTarget } from "../src/index.js";
-import { testService, testServiceWithMissing } from "./fixtures/test-service.js";
-import { type ServerChild, startServer, tempDir } from "./helpers.js";
+import { type ServerChild, startServer, tempDir } from "./support/servers.js";
+import { testService, testServiceWithMissing } from "./support/test-service.js";
 
 const MAX = 64 * 1024;
 

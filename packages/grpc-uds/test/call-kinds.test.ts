@@ -3,8 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { waitFor } from "@nearwire/conformance";
 import { type ClientConnection, Code, jsonCodec, NearwireError } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
-import { testService } from "./fixtures/test-service.js";
-import { type ServerChild, startServer, tempDir } from "./helpers.js";
+import { type ServerChild, startServer, tempDir } from "./support/servers.js";
+import { testService } from "./support/test-service.js";
 
 async function rejects(promise: Promise<unknown>, code: Code): Promise<NearwireError> {
   try {

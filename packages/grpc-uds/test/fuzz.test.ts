@@ -12,8 +12,8 @@ import {
 } from "@nearwire/conformance";
 import { jsonCodec } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
-import { testService } from "./fixtures/test-service.js";
-import { type ServerChild, startServer, tempDir } from "./helpers.js";
+import { type ServerChild, startServer, tempDir } from "./support/servers.js";
+import { testService } from "./support/test-service.js";
 
 // Seeded fuzzing of a real grpc-uds server process (issue 10 item 10): the HTTP/2 client
 // preface, then random bytes or random HTTP/2 frames (random type, flags, stream id, length),

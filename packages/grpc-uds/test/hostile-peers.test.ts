@@ -6,7 +6,6 @@ import { jsonCodec } from "@nearwire/core";
 import { messageOf } from "@nearwire/core/transport-kit";
 import { HpackDecoder } from "../src/http2/hpack.js";
 import { createGrpcTransport } from "../src/index.js";
-import { testService } from "./fixtures/test-service.js";
 import {
   continuation,
   data,
@@ -31,11 +30,12 @@ import {
   T,
   tableSizeUpdate,
   windowUpdate,
-} from "./h2-raw.js";
-import { type ServerChild, startServer, tempDir } from "./helpers.js";
+} from "./support/h2-raw.js";
+import { type ServerChild, startServer, tempDir } from "./support/servers.js";
+import { testService } from "./support/test-service.js";
 
 // Hostile HTTP/2 peers (issue 27 item 6): each case performs the attack against a real server
-// process with a raw HTTP/2 client (test/h2-raw.ts) and checks that
+// process with a raw HTTP/2 client (test/support/h2-raw.ts) and checks that
 //   (a) the offender gets the error RFC 9113 / RFC 7541 asks for (codes, not messages),
 //   (b) a healthy client on another connection is served during the attack (a loop of real
 //       unary calls, each on a new `createGrpcTransport(...).connect()`, each within 1 s) and

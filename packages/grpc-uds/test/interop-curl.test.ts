@@ -23,9 +23,9 @@ import {
   patternBytes,
   statusDetails,
   statusMessage,
-} from "./fixtures/interop/echo-service.js";
-import { FOUR_MIB, MAX_MESSAGE } from "./fixtures/interop/harness.js";
-import { tempDir } from "./helpers.js";
+} from "./support/interop/echo-service.js";
+import { FOUR_MIB, MAX_MESSAGE } from "./support/interop/peers.js";
+import { tempDir } from "./support/servers.js";
 
 function curlMissing(): string | undefined {
   const v = spawnSync("curl", ["--version"], { encoding: "utf8" });

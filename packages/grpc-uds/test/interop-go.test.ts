@@ -5,8 +5,8 @@
  * `go` or grpc-go is missing (scripts/install-interop-deps.sh installs them with root).
  */
 import { describe } from "node:test";
-import { buildGoPeer, goMissing, Peer, runClientPeer } from "./fixtures/interop/harness.js";
-import { type StockServer, stockClientSuite, stockServerSuite } from "./fixtures/interop/suites.js";
+import { buildGoPeer, goMissing, Peer, runClientPeer } from "./support/interop/peers.js";
+import { type StockServer, stockClientSuite, stockServerSuite } from "./support/interop/suites.js";
 
 const kinds = ["unix", "tcp"] as const;
 

@@ -8,8 +8,8 @@ import {
   runGrpcJsClient,
   runGrpcJsGoaway,
   startGrpcJsServer,
-} from "./fixtures/interop/grpcjs-peer.js";
-import { type StockServer, stockClientSuite, stockServerSuite } from "./fixtures/interop/suites.js";
+} from "./support/interop/grpcjs-peer.js";
+import { type StockServer, stockClientSuite, stockServerSuite } from "./support/interop/suites.js";
 
 const present = (): undefined => undefined;
 

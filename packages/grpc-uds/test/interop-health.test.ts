@@ -13,7 +13,7 @@ import {
 } from "@nearwire/core";
 import { parseAddress } from "@nearwire/socket";
 import { createGrpcTransport, grpcTarget } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/servers.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures", import.meta.url));
 const CLIENT = `${FIXTURES}/health-client.py`;

@@ -7,8 +7,8 @@
 import { spawnSync } from "node:child_process";
 import { describe } from "node:test";
 import { fileURLToPath } from "node:url";
-import { Peer, runClientPeer } from "./fixtures/interop/harness.js";
-import { type StockServer, stockClientSuite, stockServerSuite } from "./fixtures/interop/suites.js";
+import { Peer, runClientPeer } from "./support/interop/peers.js";
+import { type StockServer, stockClientSuite, stockServerSuite } from "./support/interop/suites.js";
 
 const PYTHON = "/usr/bin/python3";
 const PEER = fileURLToPath(new URL("./fixtures/interop/python/interop_peer.py", import.meta.url));

@@ -14,7 +14,7 @@ import {
 import { parseAddress } from "@nearwire/socket";
 import protobuf from "protobufjs";
 import { createGrpcTransport, grpcTarget } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/servers.js";
 
 const PROTO = fileURLToPath(new URL("./fixtures/interop.proto", import.meta.url));
 const CLIENT = fileURLToPath(new URL("./fixtures/interop-client.py", import.meta.url));

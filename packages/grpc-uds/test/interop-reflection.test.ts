@@ -15,7 +15,7 @@ import {
 import { parseAddress } from "@nearwire/socket";
 import protobuf from "protobufjs";
 import { createGrpcTransport, grpcTarget } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/servers.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures", import.meta.url));
 const PYTHON = "/usr/bin/python3";

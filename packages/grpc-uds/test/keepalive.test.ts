@@ -3,7 +3,7 @@ import net from "node:net";
 import { after, describe, it } from "node:test";
 import { Code, defineService, jsonCodec, messageType, NearwireError, unary } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/servers.js";
 
 const Echo = messageType<{ text: string }>("demo.Echo");
 const service = defineService("demo.Greeter", { say: unary(Echo, Echo) });

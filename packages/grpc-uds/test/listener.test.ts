@@ -5,8 +5,8 @@ import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Code, jsonCodec, NearwireError, type Server } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
-import { testHandlers, testService } from "./fixtures/test-service.js";
-import { abstractName, startServer, tempDir } from "./helpers.js";
+import { abstractName, startServer, tempDir } from "./support/servers.js";
+import { testHandlers, testService } from "./support/test-service.js";
 
 async function rejects(
   promise: Promise<unknown>,

@@ -3,7 +3,7 @@ import { execFile } from "node:child_process";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/servers.js";
 
 const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
 const INDEX = new URL("../src/index.ts", import.meta.url).href;

@@ -16,7 +16,7 @@ import {
 } from "@nearwire/core";
 import { parseAddress } from "@nearwire/socket";
 import { createGrpcTransport, type GrpcTlsOptions, grpcTarget } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/servers.js";
 
 /** Bytes in, bytes out: what any stock client can call without a schema. */
 const passThrough: MessageCodec<Uint8Array> = {

@@ -3,7 +3,7 @@ import net from "node:net";
 import { after, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/servers.js";
 
 /**
  * A gRPC client at a nearwire server of another transport (PROTOCOL.md §4.2): the failed

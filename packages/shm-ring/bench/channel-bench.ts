@@ -11,7 +11,7 @@ import { performance } from "node:perf_hooks";
 import type { Channel } from "@nearwire/core";
 import type { WaitMode } from "../src/index.js";
 import { createShmRingChannelProvider } from "../src/index.js";
-import { spawnPeer } from "../test/fixtures/spawn-peer.js";
+import { spawnPeer } from "../test/support/spawn-peer.js";
 
 const dir = mkdtempSync(join(tmpdir(), "nw-shm-bench-"));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number;

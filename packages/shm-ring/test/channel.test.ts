@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { channelSuite } from "@nearwire/conformance";
 import type { Channel } from "@nearwire/core";
 import { createShmRingChannelProvider, type WaitMode } from "../src/index.js";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 // The Channel contract (@nearwire/conformance channelSuite) in each wait mode, both ends in this
 // process; then what is shm-ring's own (the ring's payload limit, the control socket's file).

@@ -17,8 +17,8 @@ import {
   record,
   seqFrame,
   within,
-} from "./fixtures/helpers.js";
-import { spawnPeer } from "./fixtures/spawn-peer.js";
+} from "./support/leak-checks.js";
+import { spawnPeer } from "./support/spawn-peer.js";
 
 const tmp = leakCheckedTempDir("nw-shm-fault-");
 

@@ -5,7 +5,7 @@ import { type Channel, Code, NearwireError } from "@nearwire/core";
 import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
 import { createShmRingChannelProvider } from "../src/index.js";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 /**
  * The handshake's `features` key (PROTOCOL.md §6.1): the server answers it only when the client

@@ -14,8 +14,8 @@ import {
   openSegments,
   record,
   seqFrame,
-} from "./fixtures/helpers.js";
-import { closedWith, rssOf, spawnPeer } from "./fixtures/spawn-peer.js";
+} from "./support/leak-checks.js";
+import { closedWith, rssOf, spawnPeer } from "./support/spawn-peer.js";
 
 // Seeded fuzzing of a real shm-ring server process (issue 10 item 10): a raw client handshakes,
 // maps the segment itself (a third mapping: the server's and a healthy client's are others) and

@@ -16,8 +16,8 @@ import {
   record,
   seqFrame,
   within,
-} from "./fixtures/helpers.js";
-import { closedWith, type Peer, rssOf, spawnPeer, spawnScript } from "./fixtures/spawn-peer.js";
+} from "./support/leak-checks.js";
+import { closedWith, type Peer, rssOf, spawnPeer, spawnScript } from "./support/spawn-peer.js";
 
 // Attacks by a peer that holds the segment (PROTOCOL.md section 6): the victim fails only the
 // attacker's connection, keeps serving others, answers its control pipe (it is not spinning),

@@ -3,8 +3,8 @@ import { after, before, describe, it } from "node:test";
 import { createMsgpackCodec } from "@nearwire/codec-msgpack";
 import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
 import { createShmRingTransport } from "../src/index.js";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
 import { type Blob, BytesService, blob } from "./fixtures/in-place-server.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 // A codec with encodeInto makes the engine encode straight into the ring slot (Channel.sendWith)
 // on both sides; sizes up to 300 KiB cross the ring's wrap point many times (4 MiB rings).

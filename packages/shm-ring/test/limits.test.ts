@@ -5,8 +5,14 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { type Channel, Code, NearwireError } from "@nearwire/core";
 import { createShmRingChannelProvider } from "../src/index.js";
-import { leakCheckedTempDir, openSegments, record, seqFrame, within } from "./fixtures/helpers.js";
-import { type Peer, spawnPeer } from "./fixtures/spawn-peer.js";
+import {
+  leakCheckedTempDir,
+  openSegments,
+  record,
+  seqFrame,
+  within,
+} from "./support/leak-checks.js";
+import { type Peer, spawnPeer } from "./support/spawn-peer.js";
 
 // Limits a server sets and checks a client makes, each against a server in another process:
 // `maxConnections`, and a client that refuses a segment its server did not seal.

@@ -12,7 +12,7 @@ import {
 } from "@nearwire/core";
 import { encodeRequest, FrameType } from "@nearwire/core/protocol";
 import { createShmRingChannelProvider, createShmRingTransport } from "../src/index.js";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 // Issue 10 item 4 over shm-ring: a client that pipelines unary echoes and never reads its
 // replies. The server's send ring fills, its queue holds what one read pass delivered, and it

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { readmeExamples, runReadmeExample } from "@nearwire/conformance";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 const tmp = leakCheckedTempDir("nw-shm-readme-");
 const pkg = new URL("..", import.meta.url);

@@ -10,7 +10,7 @@ import {
   readHeader,
 } from "../src/subpath-ring.js";
 import { attachSegment, createSegment } from "../src/subpath-segment.js";
-import { openSegments } from "./fixtures/helpers.js";
+import { openSegments } from "./support/leak-checks.js";
 
 const RING = 4096;
 

@@ -9,8 +9,8 @@ import {
   maxFrameBytesFor,
 } from "../src/index.js";
 import { maxPayloadFor } from "../src/subpath-ring.js";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
 import { type Blob, BytesService, blob } from "./fixtures/in-place-server.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 // Issue 10 item 9: rings of 128 KiB and less used to get a negative message limit.
 const tmp = leakCheckedTempDir("nw-shm-tiny-");

@@ -3,7 +3,7 @@ import net from "node:net";
 import { it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { createShmRingTransport } from "../src/index.js";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 const tmp = leakCheckedTempDir("nw-shm-mismatch-");
 

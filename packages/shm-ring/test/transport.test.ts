@@ -9,7 +9,7 @@ import {
   unary,
 } from "@nearwire/core";
 import { createShmRingTransport } from "../src/index.js";
-import { leakCheckedTempDir } from "./fixtures/helpers.js";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
 
 const tmp = leakCheckedTempDir("nw-shm-rpc-");
 

@@ -12,7 +12,7 @@ import {
   rejection,
   staleSocket,
   tempDir,
-} from "./helpers.js";
+} from "./support/sockets.js";
 
 const tmp = tempDir();
 after(() => assert.deepEqual(tmp.cleanup(), [], "files left in the test directory"));

@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { bindStreamListener } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/sockets.js";
 
 const poller = fileURLToPath(new URL("./fixtures/mode-poller.cjs", import.meta.url));
 const REBINDS = 50;

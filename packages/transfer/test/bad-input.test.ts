@@ -16,7 +16,7 @@ import { Code, type NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { transferCodec } from "../src/codecs/index.js";
 import type { UploadChunk } from "../src/index.js";
-import { type MemoryRig, memoryRig, randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
+import { type MemoryRig, memoryRig, randomFile, sha256, tmpDir, waitIdle } from "./support/rig.js";
 
 const codec = transferCodec("msgpack");
 const hasCode = (code: Code) => (err: NearwireError) => err.code === code;

@@ -17,7 +17,7 @@ import {
   DOWNLOAD_PART_SUFFIX,
   TransferService,
 } from "../src/index.js";
-import { randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
+import { randomFile, sha256, tmpDir, waitIdle } from "./support/rig.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const VERSION = (

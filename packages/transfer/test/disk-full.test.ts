@@ -8,7 +8,7 @@ import { type ClientConnection, Code, type NearwireError } from "@nearwire/core"
 import { createUdsTransport } from "@nearwire/uds";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferClient } from "../src/index.js";
-import { randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
+import { randomFile, sha256, tmpDir, waitIdle } from "./support/rig.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 

@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferHandlers, DOWNLOAD_PART_SUFFIX } from "../src/index.js";
-import { type MemoryRig, memoryRig, randomFile, tmpDir } from "./harness.js";
+import { type MemoryRig, memoryRig, randomFile, tmpDir } from "./support/rig.js";
 
 /** A rejection with `code` whose message matches `message`. */
 const failsWith = (code: Code, message: RegExp) => (err: NearwireError) => {

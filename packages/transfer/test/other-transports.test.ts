@@ -7,7 +7,7 @@ import { createGrpcTransport } from "@nearwire/grpc-uds";
 import { createShmRingTransport } from "@nearwire/shm-ring";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferClient, createTransferHandlers, TransferService } from "../src/index.js";
-import { randomFile, sha256, tmpDir } from "./harness.js";
+import { randomFile, sha256, tmpDir } from "./support/rig.js";
 
 describe("the same service on shm-ring and grpc-uds", () => {
   const tmp = tmpDir();

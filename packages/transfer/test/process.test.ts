@@ -20,7 +20,7 @@ import { type ClientConnection, Code, type NearwireError } from "@nearwire/core"
 import { createUdsTransport } from "@nearwire/uds";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferClient, DOWNLOAD_PART_SUFFIX } from "../src/index.js";
-import { randomFile, sha256, tmpDir, waitIdle } from "./harness.js";
+import { randomFile, sha256, tmpDir, waitIdle } from "./support/rig.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const SLOW_UPLOAD = fileURLToPath(new URL("fixtures/slow-upload.ts", import.meta.url));

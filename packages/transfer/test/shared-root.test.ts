@@ -9,7 +9,7 @@ import { createUdsTransport } from "@nearwire/uds";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferClient, createTransferHandlers, TransferService } from "../src/index.js";
 import { CROSS_PROCESS_LOCKS, lockUpload } from "../src/server/upload-lock.js";
-import { sha256, tmpDir } from "./harness.js";
+import { sha256, tmpDir } from "./support/rig.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const codec = transferCodec("msgpack");

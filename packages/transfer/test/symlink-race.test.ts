@@ -17,7 +17,7 @@ import { after, before, describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
 import { transferCodec } from "../src/codecs/index.js";
 import { FD_PATHS, openDirIn, openFileIn, openRoot, pathIn } from "../src/server/root-dir.js";
-import { type MemoryRig, memoryRig, sha256, tmpDir } from "./harness.js";
+import { type MemoryRig, memoryRig, sha256, tmpDir } from "./support/rig.js";
 
 const isSymlinkDenied = (err: unknown) =>
   err instanceof NearwireError && err.code === Code.PermissionDenied && err.reason === "symlink";

@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { transferCodec } from "../src/codecs/index.js";
 import { DOWNLOAD_PART_SUFFIX } from "../src/index.js";
-import { type MemoryRig, memoryRig, randomFile, sha256, waitIdle } from "./harness.js";
+import { type MemoryRig, memoryRig, randomFile, sha256, waitIdle } from "./support/rig.js";
 
 for (const codecName of ["json", "msgpack", "protobuf", "flatbuffers", "raw"] as const) {
   describe(`transfer over the memory transport (${codecName})`, () => {

@@ -14,7 +14,7 @@ import {
   record,
   rejection,
   tempDir,
-} from "./helpers.js";
+} from "./support/channels.js";
 
 const tmp = tempDir();
 const path = tmp.path("bad.sock");

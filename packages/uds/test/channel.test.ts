@@ -7,7 +7,7 @@ import { FRAME_OVERHEAD_BYTES } from "@nearwire/frame";
 import { netPath, parseAddress } from "@nearwire/socket";
 import { createUdsChannelProvider } from "../src/index.js";
 import { SocketChannel } from "../src/socket-channel.js";
-import { abstractName, assertCode, rejection, tempDir } from "./helpers.js";
+import { abstractName, assertCode, rejection, tempDir } from "./support/channels.js";
 
 // The Channel contract (@nearwire/conformance channelSuite) over each address kind, then what is
 // uds's own: the provider's name, the negotiated frame limit, connect errors, option checks.

@@ -10,7 +10,7 @@ import {
   serverStreaming,
 } from "@nearwire/core";
 import { createUdsTransport } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 // A server that floods its client past the credit the client granted (PROTOCOL.md §5.4), from
 // another process: the client must not read on and buffer the flood (4,096 × 64 KiB = 256 MiB

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { Code, jsonCodec, type Peer } from "@nearwire/core";
 import { createUdsTransport } from "../src/index.js";
-import { Whoami } from "./fixtures/whoami-service.js";
-import { NOBODY, runPeerClient } from "./run-as.js";
+import { NOBODY, runPeerClient } from "./support/run-as.js";
+import { Whoami } from "./support/whoami-service.js";
 
 const NOGROUP = 65534;
 const shared = mkdtempSync(join(tmpdir(), "nw-deploy-"));

@@ -25,7 +25,7 @@ import {
 } from "@nearwire/core/protocol";
 import { encodeFrame, encodeHello } from "@nearwire/frame";
 import { createUdsTransport } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 // Seeded fuzzing of a real uds server process (issue 10 item 10). Every input is a byte stream
 // written on a fresh raw connection: random/mutated prefaces, a valid HELLO then random frames

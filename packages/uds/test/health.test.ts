@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, it } from "node:test";
 import { Code, createHealthService, ServingStatus } from "@nearwire/core";
 import { createUdsTransport } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 const tmp = tempDir();
 after(() => tmp.cleanup());

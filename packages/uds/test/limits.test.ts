@@ -14,7 +14,7 @@ import {
 import { decodeStatus, encodeRequest, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, encodeHello, FrameDecoder } from "@nearwire/frame";
 import { createUdsTransport, type UdsTransportOptions } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 // Issue 10 items 4–6: one hostile peer against a real server process. Each test performs the
 // attack, checks that a healthy client is still served, that the server's memory stays bounded

@@ -3,7 +3,7 @@ import { existsSync, lstatSync } from "node:fs";
 import { after, describe, it } from "node:test";
 import { Code } from "@nearwire/core";
 import { createUdsChannelProvider } from "../src/index.js";
-import { abstractName, assertCode, record, rejection, tempDir } from "./helpers.js";
+import { abstractName, assertCode, record, rejection, tempDir } from "./support/channels.js";
 
 const tmp = tempDir();
 after(() => tmp.cleanup());

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { Code, jsonCodec, type NearwireError, type Peer, type Server } from "@nearwire/core";
 import { createUdsTransport, type UdsTransportOptions } from "../src/index.js";
-import { Whoami } from "./fixtures/whoami-service.js";
-import { abstractName } from "./helpers.js";
-import { NOBODY, runPeerClient } from "./run-as.js";
+import { abstractName } from "./support/channels.js";
+import { NOBODY, runPeerClient } from "./support/run-as.js";
+import { Whoami } from "./support/whoami-service.js";
 
 const servers: Server[] = [];
 after(() => Promise.all(servers.map((s) => s.close({ graceMs: 0 }))));

@@ -20,7 +20,7 @@ import {
 import { encodeRequest, encodeStatus, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, encodeFrame, FrameDecoder } from "@nearwire/frame";
 import { createUdsTransport } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 // RPC-level bad input from a raw socket to a real server process: each gets a typed GOAWAY and
 // a closed connection, while a well-behaved client on another connection keeps being served.

@@ -11,7 +11,7 @@ import {
 } from "@nearwire/conformance";
 import { decodeStatus, FrameType } from "@nearwire/core/protocol";
 import { decodeGoAway, decodeHello, FEATURE_BATCH, FrameDecoder } from "@nearwire/frame";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 /**
  * PROTOCOL.md §5.10: every `rule-*` vector replayed to a real uds server (the Greeter fixture,

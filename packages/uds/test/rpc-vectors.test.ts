@@ -22,7 +22,7 @@ import {
   readCallId,
 } from "@nearwire/core/protocol";
 import { encodeFrame } from "@nearwire/frame";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 const vectors = [...readVectors().values()].filter((v) => v.name.startsWith("rpc-"));
 const utf8 = new TextEncoder();

@@ -4,7 +4,7 @@ import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { sniffForeignProtocol } from "@nearwire/socket";
 import { createUdsChannelProvider, createUdsTransport } from "../src/index.js";
-import { tempDir } from "./helpers.js";
+import { tempDir } from "./support/channels.js";
 
 /** PROTOCOL.md §4.2: a peer speaking another transport's protocol is named, not timed out. */
 const tmp = tempDir();

@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import { checkSeq, seqFrame } from "@nearwire/conformance/seq-frames";
 import { Code, type NearwireError } from "@nearwire/core";
 import { createWorkerChannelProvider, type WaitMode } from "../src/index.js";
-import { eventually, resources, startPeer } from "./fixtures/helpers.js";
+import { eventually, resources, startPeer } from "./support/workers.js";
 
 /** Sends `frames` sequence frames to the peer worker while checking the ones it sends back. */
 async function exchange(

@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url";
 import { conformanceService } from "@nearwire/conformance";
 import { Code, jsonCodec, type NearwireError } from "@nearwire/core";
 import { createWorkerPool, type WorkerPool, type WorkerPoolOptions } from "../src/index.js";
-import { faultService } from "./fixtures/fault-service.js";
-import { eventually, resources } from "./fixtures/helpers.js";
+import { faultService } from "./support/fault-service.js";
+import { eventually, resources } from "./support/workers.js";
 
 const PEER = new URL("./fixtures/peer-worker.mjs", import.meta.url);
 

@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import { conformanceService } from "@nearwire/conformance";
 import { Code, jsonCodec, type NearwireError } from "@nearwire/core";
 import { createWorkerPool } from "../src/index.js";
-import { faultService } from "./fixtures/fault-service.js";
-import { eventually, resources } from "./fixtures/helpers.js";
+import { faultService } from "./support/fault-service.js";
+import { eventually, resources } from "./support/workers.js";
 
 const PEER = new URL("./fixtures/peer-worker.mjs", import.meta.url);
 

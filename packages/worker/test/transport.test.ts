@@ -8,8 +8,8 @@ import {
 } from "@nearwire/conformance";
 import { type ClientConnection, Code, jsonCodec, type NearwireError } from "@nearwire/core";
 import { createWorkerTransport, type WaitMode } from "../src/index.js";
-import { faultService } from "./fixtures/fault-service.js";
-import { eventually, resources, startPeer } from "./fixtures/helpers.js";
+import { faultService } from "./support/fault-service.js";
+import { eventually, resources, startPeer } from "./support/workers.js";
 
 /** Connects to a fresh rpc peer worker; `run` gets the connection; everything is torn down. */
 async function withPeer(

@@ -91,17 +91,41 @@ export function dumpDom(bin: string, file: string): Promise<ChromiumOutput> {
   return runChromium(bin, file, ["--dump-dom"]);
 }
 
+/** How {@link screenshot} frames and waits for a page. */
+export interface ScreenshotOptions {
+  /** Window width in CSS pixels, and so the PNG's. Default 1400. */
+  width?: number;
+  /** Window height in CSS pixels, and so the PNG's. Default 1700. */
+  height?: number;
+  /**
+   * Virtual time (ms) the page's timers may run before the shot, for a page that shows itself
+   * from a script (TypeDoc hides the body until its script ran). Default: none.
+   */
+  virtualTimeBudgetMs?: number;
+  /** Kills Chromium after this long (ms). Default 30,000. */
+  timeoutMs?: number;
+}
+
 /** Writes a PNG of the page's top `width` × `height` CSS pixels. */
 export async function screenshot(
   bin: string,
   file: string,
   png: string,
-  size: { width: number; height: number } = { width: 1400, height: 1700 },
+  options: ScreenshotOptions = {},
 ): Promise<void> {
-  await runChromium(bin, file, [
-    `--window-size=${size.width},${size.height}`,
-    `--screenshot=${resolve(png)}`,
-  ]);
+  const { width = 1400, height = 1700, virtualTimeBudgetMs, timeoutMs } = options;
+  await runChromium(
+    bin,
+    file,
+    [
+      `--window-size=${width},${height}`,
+      ...(virtualTimeBudgetMs === undefined
+        ? []
+        : [`--virtual-time-budget=${virtualTimeBudgetMs}`]),
+      `--screenshot=${resolve(png)}`,
+    ],
+    timeoutMs,
+  );
 }
 
 /** Page console messages in a Chromium log (one per `CONSOLE` line). */

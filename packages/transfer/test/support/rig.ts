@@ -11,7 +11,7 @@ import {
   type TransferHandlersOptions,
   TransferService,
   type TransferServiceDefinition,
-} from "../src/index.js";
+} from "../../src/index.js";
 
 /** A temporary directory removed by `cleanup()`. */
 export function tmpDir(prefix = "nwt-"): { dir: string; cleanup(): void } {

@@ -4,7 +4,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Channel, ChannelHandler, ChannelListener, NearwireError } from "@nearwire/core";
-import { createUdsChannelProvider } from "../src/index.js";
+import { createUdsChannelProvider } from "../../src/index.js";
 
 /** A temporary directory for socket files; `cleanup` removes it. */
 export function tempDir(): { dir: string; path(name: string): string; cleanup(): void } {

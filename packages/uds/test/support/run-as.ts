@@ -12,9 +12,9 @@ export function runPeerClient(
   args: string[],
   options: { uid?: number; gid?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<Record<string, unknown>> {
-  const file = fileURLToPath(new URL("fixtures/peer-client.ts", import.meta.url));
+  const file = fileURLToPath(new URL("../fixtures/peer-client.ts", import.meta.url));
   const child = spawn(process.execPath, ["--import", "tsx", file, ...args], {
-    cwd: fileURLToPath(new URL("..", import.meta.url)),
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
     stdio: ["ignore", "pipe", "pipe"],
     // No tsx cache for another uid: it would leave a directory of that user in /tmp.
     env: {

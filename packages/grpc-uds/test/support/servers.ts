@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const SERVER_MAIN = new URL("./fixtures/server-main.ts", import.meta.url).pathname;
+const SERVER_MAIN = new URL("../fixtures/server-main.ts", import.meta.url).pathname;
 
 /** A server child process serving the test service. */
 export interface ServerChild {

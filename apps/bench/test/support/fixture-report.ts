@@ -1,9 +1,9 @@
-import { type CaseSpec, makeCase } from "../src/measure/case-spec.js";
-import type { CodecResult } from "../src/measure/codec-bench.js";
-import type { MatrixInput } from "../src/measure/matrix.js";
-import type { RunResult } from "../src/measure/run-result.js";
-import type { CaseResult } from "../src/measure/runner.js";
-import { type BenchReport, summarise } from "../src/report/summary.js";
+import { type CaseSpec, makeCase } from "../../src/measure/case-spec.js";
+import type { CodecResult } from "../../src/measure/codec-bench.js";
+import type { MatrixInput } from "../../src/measure/matrix.js";
+import type { RunResult } from "../../src/measure/run-result.js";
+import type { CaseResult } from "../../src/measure/runner.js";
+import { type BenchReport, summarise } from "../../src/report/summary.js";
 
 /** Cores of the fixture's machine, which a run's load average is judged against. */
 export const fixtureCores = 2;
