@@ -44,7 +44,7 @@ const Front = defineService("test.Front", {
   boomStream: serverStreaming(NumT, NumT),
 });
 
-const waitHandler = (req: Num, ctx: { deadline?: number; signal: AbortSignal }) =>
+const waitHandler = (req: Num, ctx: { deadline: number | undefined; signal: AbortSignal }) =>
   new Promise<Seen>((resolve) => {
     const deadlineIn = ctx.deadline === undefined ? -1 : ctx.deadline - Date.now();
     const t = setTimeout(() => resolve({ deadlineIn, aborted: false }), req.n);
