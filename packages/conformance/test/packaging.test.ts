@@ -42,7 +42,7 @@ const published = readdirSync(join(root, "packages"))
   .filter(({ pkg }) => pkg.private !== true);
 
 describe("published packages", () => {
-  it("are the expected fifteen", () => {
+  it("are the expected sixteen", () => {
     assert.deepEqual(published.map(({ pkg }) => pkg.name).sort(), [
       "@nearwire/codec-flatbuffers",
       "@nearwire/codec-msgpack",
@@ -51,6 +51,7 @@ describe("published packages", () => {
       "@nearwire/crc32c-native",
       "@nearwire/frame",
       "@nearwire/grpc-uds",
+      "@nearwire/otel",
       "@nearwire/peercred",
       "@nearwire/protoc-gen",
       "@nearwire/ring",
@@ -129,6 +130,7 @@ describe("published packages", () => {
     for (const [name, peer] of [
       ["@nearwire/codec-protobuf", "protobufjs"],
       ["@nearwire/codec-flatbuffers", "flatbuffers"],
+      ["@nearwire/otel", "@opentelemetry/api"],
     ] as const) {
       const pkg = byName.get(name);
       assert.ok(pkg?.peerDependencies?.[peer], `${name} peer-depends on ${peer}`);
@@ -174,6 +176,7 @@ process.stdout.write(JSON.stringify(out));
       has("@nearwire/worker", "createWorkerTransport");
       has("@nearwire/codec-protobuf", "createProtobufCodec");
       has("@nearwire/transfer", "createTransferClient");
+      has("@nearwire/otel", "otelInterceptor");
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
