@@ -14,6 +14,13 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Request metadata (headers). */
   metadata?: Metadata;
+  /**
+   * On a reconnecting connection (`createReconnectingConnection`): true waits for a connection
+   * (bounded by `timeoutMs` and `signal`) while it is being re-established; false fails the
+   * call UNAVAILABLE at once while the connection is in transient failure. As gRPC's
+   * wait-for-ready. A plain connection ignores it. Default false.
+   */
+  waitForReady?: boolean;
 }
 
 /** What a handler learns about its call. */

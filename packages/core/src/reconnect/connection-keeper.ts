@@ -1,0 +1,201 @@
+/**
+ * ConnectionKeeper: the state machine that holds one underlying connection of a reconnecting
+ * client and replaces it when it is lost, with the states of gRPC connectivity-semantics.md:
+ *
+ * ```
+ *   idle ──first call──▶ connecting ──ok──▶ ready ──lost──▶ connecting (at once)
+ *                           │  ▲                                 │
+ *                      fail │  └──── backoff delay ────┐         │ fail
+ *                           ▼                          │         ▼
+ *                   transient-failure ─────────────────┘  (after maxConnectAttempts
+ *                                                           failures: shutdown)
+ * ```
+ *
+ * A call without `waitForReady` waits out `idle` and `connecting` and fails UNAVAILABLE at
+ * once in `transient-failure`; with it, it waits until `ready` (gRPC wait-for-ready.md).
+ */
+import { Code } from "../code.js";
+import { messageOf, NearwireError } from "../nearwire-error.js";
+import type { ClientConnection, Transport } from "../transport.js";
+import { ConnectionBackoff } from "./backoff.js";
+import type { CallBudget } from "./call-budget.js";
+import type { ReconnectOptions } from "./reconnect-options.js";
+
+/** Connectivity states, named as gRPC names them (lower-case). */
+export type ConnectivityState = "idle" | "connecting" | "ready" | "transient-failure" | "shutdown";
+
+interface Waiter {
+  readonly waitForReady: boolean;
+  resolve(conn: ClientConnection): void;
+  reject(err: NearwireError): void;
+}
+
+/** Holds the current connection of a reconnecting client; see the file comment. */
+export class ConnectionKeeper {
+  private stateNow: ConnectivityState = "idle";
+  private current: ClientConnection | undefined;
+  private readonly waiters = new Set<Waiter>();
+  private readonly backoff: ConnectionBackoff;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private lastError: NearwireError | undefined;
+  private finalError: NearwireError | undefined;
+  private resolveClosed: (err: Error | undefined) => void = () => {};
+  /** Resolves once shut down: undefined after `close()`, the error after giving up. */
+  readonly closed: Promise<Error | undefined>;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: ReconnectOptions,
+  ) {
+    this.backoff = new ConnectionBackoff(options.backoff);
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+  }
+
+  /** The connectivity state now. */
+  get state(): ConnectivityState {
+    return this.stateNow;
+  }
+
+  /**
+   * The connection a call should use now, waiting for one as `budget.waitForReady` allows
+   * and for no longer than the call's deadline and signal allow.
+   */
+  acquire(budget: CallBudget): Promise<ClientConnection> {
+    if (this.stateNow === "ready" && this.current !== undefined)
+      return Promise.resolve(this.current);
+    if (this.finalError !== undefined) return Promise.reject(this.finalError);
+    if (this.stateNow === "transient-failure" && !budget.waitForReady)
+      return Promise.reject(this.unavailable());
+    let waiter: Waiter | undefined;
+    const waiting = new Promise<ClientConnection>((resolve, reject) => {
+      waiter = { waitForReady: budget.waitForReady, resolve, reject };
+      this.waiters.add(waiter);
+    });
+    if (this.stateNow === "idle") this.connect();
+    return budget.bound(waiting, () => {
+      if (waiter !== undefined) this.waiters.delete(waiter);
+    });
+  }
+
+  /** Shuts down: no more attempts; waiting calls fail UNAVAILABLE `closed`. */
+  async close(): Promise<void> {
+    if (this.stateNow === "shutdown") return;
+    this.shutdown(
+      new NearwireError(Code.Unavailable, "connection closed by the caller", { reason: "closed" }),
+      undefined,
+    );
+    const conn = this.current;
+    this.current = undefined;
+    await conn?.close();
+  }
+
+  private connect(): void {
+    this.stateNow = "connecting";
+    const attempt = this.transport.connect();
+    const timeoutMs = this.options.connectTimeoutMs ?? 20_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new NearwireError(
+              Code.Unavailable,
+              `connect did not complete within connectTimeoutMs ${timeoutMs}`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
+    Promise.race([attempt, timedOut]).then(
+      (conn) => {
+        clearTimeout(timer);
+        this.connected(conn);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        // A connection that arrives after its attempt timed out is not used.
+        attempt.then((late) => late.close()).catch(() => undefined);
+        this.failed(err);
+      },
+    );
+  }
+
+  private connected(conn: ClientConnection): void {
+    if (this.stateNow === "shutdown") {
+      void conn.close().catch(() => undefined);
+      return;
+    }
+    this.current = conn;
+    this.stateNow = "ready";
+    this.failures = 0;
+    this.backoff.reset();
+    for (const w of this.takeWaiters(() => true)) w.resolve(conn);
+    void conn.closed.then((err) => this.lost(conn, err));
+  }
+
+  private lost(conn: ClientConnection, err: Error | undefined): void {
+    if (this.current !== conn || this.stateNow === "shutdown") return;
+    this.current = undefined;
+    this.lastError = new NearwireError(
+      Code.Unavailable,
+      `connection lost: ${err === undefined ? "closed by the peer" : messageOf(err)}`,
+      { reason: "peer-closed", ...(err === undefined ? {} : { cause: err }) },
+    );
+    // As connection-backoff.md: the first attempt after a working connection is immediate.
+    this.connect();
+  }
+
+  private failed(err: unknown): void {
+    if (this.stateNow === "shutdown") return;
+    const cause = NearwireError.from(err, Code.Unavailable);
+    this.lastError =
+      cause.code === Code.Unavailable
+        ? cause
+        : new NearwireError(Code.Unavailable, `connect failed: ${cause.message}`, { cause });
+    this.failures += 1;
+    const max = this.options.maxConnectAttempts;
+    if (max !== undefined && this.failures >= max) {
+      const gaveUp = new NearwireError(
+        Code.Unavailable,
+        `gave up after ${this.failures} failed connection attempts (maxConnectAttempts ${max}): ${this.lastError.message}`,
+        { reason: "reconnect-exhausted", cause: this.lastError },
+      );
+      this.shutdown(gaveUp, gaveUp);
+      return;
+    }
+    this.stateNow = "transient-failure";
+    const failFast = this.takeWaiters((w) => !w.waitForReady);
+    for (const w of failFast) w.reject(this.unavailable());
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.stateNow === "transient-failure") this.connect();
+    }, this.backoff.next());
+  }
+
+  private shutdown(err: NearwireError, closedWith: Error | undefined): void {
+    this.stateNow = "shutdown";
+    this.finalError = err;
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    for (const w of this.takeWaiters(() => true)) w.reject(err);
+    this.resolveClosed(closedWith);
+  }
+
+  private takeWaiters(which: (w: Waiter) => boolean): Waiter[] {
+    const taken = [...this.waiters].filter(which);
+    for (const w of taken) this.waiters.delete(w);
+    return taken;
+  }
+
+  private unavailable(): NearwireError {
+    const last = this.lastError;
+    return new NearwireError(
+      Code.Unavailable,
+      `not connected (no waitForReady): ${last?.message ?? "connecting"}`,
+      { reason: last?.reason ?? "peer-closed", ...(last === undefined ? {} : { cause: last }) },
+    );
+  }
+}
