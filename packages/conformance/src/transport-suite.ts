@@ -11,6 +11,7 @@ import { lifecycleSuite } from "./suites/lifecycle.js";
 import { limitsSuite } from "./suites/limits.js";
 import { orderingSuite } from "./suites/ordering.js";
 import { peerDeathSuite } from "./suites/peer-death.js";
+import { reconnectSuite } from "./suites/reconnect.js";
 import { serverSetupSuite } from "./suites/server-setup.js";
 import { swapTransparencySuite } from "./suites/swap-transparency.js";
 import { unknownMethodSuite } from "./suites/unknown-method.js";
@@ -76,6 +77,7 @@ const SUITES = {
   limits: limitsSuite,
   backpressure: backpressureSuite,
   "peer death": peerDeathSuite,
+  reconnect: reconnectSuite,
   "unknown method": unknownMethodSuite,
   "server setup": serverSetupSuite,
   "swap transparency": swapTransparencySuite,
