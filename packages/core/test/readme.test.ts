@@ -26,7 +26,7 @@ function run(code: string): string {
 }
 
 describe("README examples", () => {
-  it("has three, each runs in its own process", () => assert.equal(blocks.length, 3));
+  it("has four, each runs in its own process", () => assert.equal(blocks.length, 4));
 
   it("services, codecs, errors", () => {
     assert.equal(run(blocks[0] ?? ""), "nearest,walk server_streaming\ntrue decode-failed\n");
@@ -38,5 +38,9 @@ describe("README examples", () => {
 
   it("health checking", () => {
     assert.equal(run(blocks[2] ?? ""), "");
+  });
+
+  it("reconnecting and retrying", () => {
+    assert.equal(run(blocks[3] ?? ""), "2 ready\ntrue\n4 ready\n");
   });
 });
