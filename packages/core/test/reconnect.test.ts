@@ -260,3 +260,72 @@ describe("backoff", () => {
     );
   });
 });
+
+/** A transport whose connections are fakes: `dropAtOnce` ones report loss right away. */
+function fakeTransport(opts: { dropAtOnce?: boolean; connectDelayMs?: number }) {
+  const made: { closedByUs: boolean }[] = [];
+  const transport: Transport = {
+    name: "fake",
+    createServer: () => {
+      throw new Error("no server");
+    },
+    async connect() {
+      await new Promise((r) => setTimeout(r, opts.connectDelayMs ?? 0));
+      const record = { closedByUs: false };
+      made.push(record);
+      let close: (err: Error | undefined) => void = () => {};
+      const closed = new Promise<Error | undefined>((resolve) => {
+        close = resolve;
+      });
+      if (opts.dropAtOnce === true) setImmediate(() => close(new Error("dropped")));
+      const conn = {
+        client: () => {
+          throw new Error("not used");
+        },
+        close: async () => {
+          record.closedByUs = true;
+          close(undefined);
+        },
+        [Symbol.asyncDispose]: () => conn.close(),
+        closed,
+      };
+      return conn;
+    },
+  };
+  return { transport, made };
+}
+
+describe("createReconnectingConnection with a misbehaving transport", () => {
+  it("backs off from a server that accepts and drops every connection", async () => {
+    const { transport, made } = fakeTransport({ dropAtOnce: true });
+    const conn = createReconnectingConnection(transport, {
+      backoff: { initialMs: 40, multiplier: 2, jitter: 0, maxMs: 1000 },
+    });
+    const client = conn.client(Svc, { codec: jsonCodec });
+    try {
+      // The first call connects; on the fake connection it fails, which is not the point here.
+      await client.once({ n: 1 }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      await conn.close();
+    }
+    // 40 + 80 + 160 ms of backoff fit in 300 ms: a handful of connections, not hundreds.
+    assert.ok(made.length >= 2 && made.length <= 5, `${made.length} connections`);
+  });
+
+  it("close() during a connection attempt closes what the attempt brings", async () => {
+    const { transport, made } = fakeTransport({ connectDelayMs: 50 });
+    const conn = createReconnectingConnection(transport);
+    const client = conn.client(Svc, { codec: jsonCodec });
+    const call = client.once({ n: 1 }, { waitForReady: true });
+    const outcome = rejectsWith(call, Code.Unavailable, "closed");
+    await new Promise((r) => setTimeout(r, 10));
+    await conn.close();
+    await outcome;
+    assert.equal(made.length, 1);
+    const first = made[0];
+    assert.ok(first);
+    assert.equal(first.closedByUs, true);
+    assert.equal(await conn.closed, undefined);
+  });
+});

@@ -22,7 +22,8 @@ export interface ConnectionBackoffOptions {
  * `reset()` after a successful connection starts the schedule over.
  */
 export class ConnectionBackoff {
-  private readonly initialMs: number;
+  /** The first delay of the schedule, ms. */
+  readonly initialMs: number;
   private readonly multiplier: number;
   private readonly jitter: number;
   private readonly maxMs: number;

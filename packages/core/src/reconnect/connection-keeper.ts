@@ -3,12 +3,14 @@
  * client and replaces it when it is lost, with the states of gRPC connectivity-semantics.md:
  *
  * ```
- *   idle ──first call──▶ connecting ──ok──▶ ready ──lost──▶ connecting (at once)
- *                           │  ▲                                 │
- *                      fail │  └──── backoff delay ────┐         │ fail
- *                           ▼                          │         ▼
- *                   transient-failure ─────────────────┘  (after maxConnectAttempts
- *                                                           failures: shutdown)
+ *   idle ──first call──▶ connecting ──ok──▶ ready
+ *                          ▲     │            │ lost: to connecting at once, or to
+ *           backoff delay  │     │ fail       │ transient-failure when it was ready for
+ *                          │     ▼            │ less than backoff.initialMs
+ *                   transient-failure ◀───────┘
+ *                          │ maxConnectAttempts failures in a row (or close() from any state)
+ *                          ▼
+ *                      shutdown
  * ```
  *
  * A call without `waitForReady` waits out `idle` and `connecting` and fails UNAVAILABLE at
@@ -39,6 +41,10 @@ export class ConnectionKeeper {
   private failures = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private lastError: NearwireError | undefined;
+  /** When the current connection became ready (`Date.now()` scale). */
+  private readyAt = 0;
+  /** The connection attempt in progress, settled once its outcome has been handled. */
+  private pending: Promise<void> = Promise.resolve();
   private finalError: NearwireError | undefined;
   private resolveClosed: (err: Error | undefined) => void = () => {};
   /** Resolves once shut down: undefined after `close()`, the error after giving up. */
@@ -82,19 +88,27 @@ export class ConnectionKeeper {
 
   /** Shuts down: no more attempts; waiting calls fail UNAVAILABLE `closed`. */
   async close(): Promise<void> {
-    if (this.stateNow === "shutdown") return;
-    this.shutdown(
-      new NearwireError(Code.Unavailable, "connection closed by the caller", { reason: "closed" }),
-      undefined,
-    );
+    if (this.stateNow !== "shutdown")
+      this.shutdown(
+        new NearwireError(Code.Unavailable, "connection closed by the caller", {
+          reason: "closed",
+        }),
+        undefined,
+      );
     const conn = this.current;
     this.current = undefined;
-    await conn?.close();
+    // An attempt still pending closes what it brings (see `connected`) before close resolves.
+    await Promise.all([conn?.close(), this.pending]);
   }
 
   private connect(): void {
     this.stateNow = "connecting";
-    const attempt = this.transport.connect();
+    let attempt: Promise<ClientConnection>;
+    try {
+      attempt = this.transport.connect();
+    } catch (err) {
+      attempt = Promise.reject(err);
+    }
     const timeoutMs = this.options.connectTimeoutMs ?? 20_000;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
@@ -109,10 +123,10 @@ export class ConnectionKeeper {
         timeoutMs,
       );
     });
-    Promise.race([attempt, timedOut]).then(
+    this.pending = Promise.race([attempt, timedOut]).then(
       (conn) => {
         clearTimeout(timer);
-        this.connected(conn);
+        return this.connected(conn);
       },
       (err: unknown) => {
         clearTimeout(timer);
@@ -123,15 +137,15 @@ export class ConnectionKeeper {
     );
   }
 
-  private connected(conn: ClientConnection): void {
+  private async connected(conn: ClientConnection): Promise<void> {
     if (this.stateNow === "shutdown") {
-      void conn.close().catch(() => undefined);
+      await conn.close().catch(() => undefined);
       return;
     }
     this.current = conn;
     this.stateNow = "ready";
+    this.readyAt = Date.now();
     this.failures = 0;
-    this.backoff.reset();
     for (const w of this.takeWaiters(() => true)) w.resolve(conn);
     void conn.closed.then((err) => this.lost(conn, err));
   }
@@ -144,8 +158,13 @@ export class ConnectionKeeper {
       `connection lost: ${err === undefined ? "closed by the peer" : messageOf(err)}`,
       { reason: "peer-closed", ...(err === undefined ? {} : { cause: err }) },
     );
-    // As connection-backoff.md: the first attempt after a working connection is immediate.
-    this.connect();
+    // After a connection that worked, the first attempt is immediate (connection-backoff.md).
+    // One lost sooner than the initial backoff counts as a failure for the schedule, so that a
+    // server that accepts and drops connections is not redialled in a tight loop.
+    if (Date.now() - this.readyAt >= this.backoff.initialMs) {
+      this.backoff.reset();
+      this.connect();
+    } else this.waitAndRetry();
   }
 
   private failed(err: unknown): void {
@@ -166,6 +185,11 @@ export class ConnectionKeeper {
       this.shutdown(gaveUp, gaveUp);
       return;
     }
+    this.waitAndRetry();
+  }
+
+  /** Enters transient failure: fails calls that do not wait, and connects after the backoff. */
+  private waitAndRetry(): void {
     this.stateNow = "transient-failure";
     const failFast = this.takeWaiters((w) => !w.waitForReady);
     for (const w of failFast) w.reject(this.unavailable());
