@@ -48,6 +48,10 @@ function handlers(state: { failures: number; calls: number; attempts: string[] }
     },
     async *stream(req: { n: number }, ctx: HandlerContext) {
       fail(ctx);
+      if (req.n < 0) {
+        yield { n: 0 };
+        throw new NearwireError(Code.Unavailable, "after the first message");
+      }
       for (let i = 0; i < req.n; i++) yield { n: i };
     },
     async sum(reqs: AsyncIterable<{ n: number }>, ctx: HandlerContext) {
@@ -224,6 +228,46 @@ describe("createReconnectingConnection", () => {
     const echoed: number[] = [];
     for await (const m of client.bidi([{ n: 7 }])) echoed.push(m.n);
     assert.deepEqual(echoed, [7]);
+    await conn.close();
+    await server.close();
+  });
+});
+
+describe("retry limits", () => {
+  it("a stream that delivered a message is committed: its failure is not retried", async () => {
+    const transport = createMemoryTransport();
+    const state = newState();
+    const server = await serve(transport, state);
+    const conn = createReconnectingConnection(transport, {
+      retry: { "t.Retry": { maxAttempts: 3, initialBackoffMs: 5 } },
+    });
+    const client = conn.client(Svc, { codec: jsonCodec });
+    const got: number[] = [];
+    await rejectsWith(
+      (async () => {
+        for await (const m of client.stream({ n: -1 })) got.push(m.n);
+      })(),
+      Code.Unavailable,
+    );
+    assert.deepEqual(got, [0]);
+    assert.equal(state.calls, 1);
+    await conn.close();
+    await server.close();
+  });
+
+  it("the deadline bounds the call across attempts and retry delays", async () => {
+    const transport = createMemoryTransport();
+    const state = newState(100);
+    const server = await serve(transport, state);
+    const conn = createReconnectingConnection(transport, {
+      retry: { "t.Retry": { maxAttempts: 5, initialBackoffMs: 60_000, maxBackoffMs: 60_000 } },
+    });
+    const client = conn.client(Svc, { codec: jsonCodec });
+    const started = Date.now();
+    await rejectsWith(client.flaky({ n: 1 }, { timeoutMs: 100 }), Code.DeadlineExceeded);
+    // A hang guard, not a timing claim: the 60 s retry delay was cut by the deadline.
+    assert.ok(Date.now() - started < 30_000);
+    assert.ok(state.calls >= 1 && state.calls <= 2, `${state.calls} attempts`);
     await conn.close();
     await server.close();
   });
