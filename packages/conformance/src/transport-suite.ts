@@ -12,6 +12,7 @@ import { lifecycleSuite } from "./suites/lifecycle.js";
 import { limitsSuite } from "./suites/limits.js";
 import { orderingSuite } from "./suites/ordering.js";
 import { peerDeathSuite } from "./suites/peer-death.js";
+import { reconnectSuite } from "./suites/reconnect.js";
 import { serverSetupSuite } from "./suites/server-setup.js";
 import { swapTransparencySuite } from "./suites/swap-transparency.js";
 import { unknownMethodSuite } from "./suites/unknown-method.js";
@@ -41,9 +42,9 @@ export interface TransportSuiteOptions {
   /**
    * This run repeats another run of the same transport on another address kind: the suites
    * that test the engine rather than the socket (ordering: 3 × `orderingMessages` messages,
-   * deadlines, cancellation, limits, backpressure, server set-up) show as skipped here; the
-   * suites where the address matters (lifecycle, call kinds, peer death, unknown method, swap
-   * transparency with its nothing-listens case) run. Default false.
+   * deadlines, cancellation, limits, backpressure, server set-up, interceptors, reconnect) show
+   * as skipped here; the
+   * suites where the address matters (lifecycle, call kinds, peer death, unknown method, swap transparency with its nothing-listens case) run. Default false.
    */
   addressVariant?: boolean;
   /**
@@ -66,6 +67,7 @@ const BULK_SUITES: ReadonlySet<string> = new Set([
   "backpressure",
   "server setup",
   "interceptors",
+  "reconnect",
 ]);
 
 /** The suites, one behaviour each, in the order they run. */
@@ -78,6 +80,7 @@ const SUITES = {
   limits: limitsSuite,
   backpressure: backpressureSuite,
   "peer death": peerDeathSuite,
+  reconnect: reconnectSuite,
   "unknown method": unknownMethodSuite,
   "server setup": serverSetupSuite,
   interceptors: interceptorsSuite,

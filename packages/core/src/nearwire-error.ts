@@ -33,7 +33,8 @@ export type ErrorReason =
   | "transport-mismatch"
   | "symlink"
   | "crash-loop"
-  | "changed-during-read";
+  | "changed-during-read"
+  | "reconnect-exhausted";
 
 /** Every {@link ErrorReason}, checked complete by the compiler. */
 const ERROR_REASONS: Record<ErrorReason, true> = {
@@ -65,6 +66,7 @@ const ERROR_REASONS: Record<ErrorReason, true> = {
   symlink: true,
   "crash-loop": true,
   "changed-during-read": true,
+  "reconnect-exhausted": true,
 };
 
 /**

@@ -16,18 +16,27 @@ export interface CallOptions {
   /** Request metadata (headers). */
   metadata?: Metadata;
   /**
-   * Called once with the response headers (`{}` when the server sent none) before the first
-   * response message is delivered, or before the call fails when it fails first. As
-   * connect-es's `onHeader`.
+   * Called once with the response headers (`{}` when the server sent none) when they arrive:
+   * before the first response message is delivered, or the status when none came. As
+   * connect-es's `onHeader`. Not called for a call that ended on this side first (cancelled,
+   * its deadline, a lost connection).
    */
   onHeader?: (headers: Metadata) => void;
   /**
-   * Called once with the response trailers when the call ends, on success and on failure
-   * (`{}` when the server sent none), before the promise settles or the response stream ends.
-   * The transport's own trailers (`nearwire-reason`, `grpc-status`, …) are not among them. As
-   * connect-es's `onTrailer`.
+   * Called once with the response trailers when the server's status arrives, OK or not (`{}`
+   * when it sent none), before the promise settles or the response stream ends; an error also
+   * keeps them in its `metadata`. The transport's own trailers (`nearwire-reason`,
+   * `grpc-status`, …) are not among them. As connect-es's `onTrailer`. Not called for a call
+   * that ended on this side first.
    */
   onTrailer?: (trailers: Metadata) => void;
+  /**
+   * On a reconnecting connection (`createReconnectingConnection`): true waits for a connection
+   * (bounded by `timeoutMs` and `signal`) while it is being re-established; false fails the
+   * call UNAVAILABLE at once while the connection is in transient failure. As gRPC's
+   * wait-for-ready. A plain connection ignores it. Default false.
+   */
+  waitForReady?: boolean;
 }
 
 /** What a handler learns about its call. */

@@ -26,7 +26,7 @@ function run(code: string): string {
 }
 
 describe("README examples", () => {
-  it("has four, each runs in its own process", () => assert.equal(blocks.length, 4));
+  it("has five, each runs in its own process", () => assert.equal(blocks.length, 5));
 
   it("services, codecs, errors", () => {
     assert.equal(run(blocks[0] ?? ""), "nearest,walk server_streaming\ntrue decode-failed\n");
@@ -42,5 +42,9 @@ describe("README examples", () => {
 
   it("health checking", () => {
     assert.equal(run(blocks[3] ?? ""), "");
+  });
+
+  it("reconnecting and retrying", () => {
+    assert.equal(run(blocks[4] ?? ""), "2 ready\ntrue\n4 ready\n");
   });
 });

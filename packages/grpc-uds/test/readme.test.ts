@@ -44,10 +44,14 @@ function runToEnd(code: string, tag: string): string {
 }
 
 describe("README examples", () => {
-  it("has four", () => assert.equal(blocks.length, 4));
+  it("has five", () => assert.equal(blocks.length, 5));
 
   it("the greeter prints the reply and exits", () => {
     assert.equal(runToEnd(blocks[0] ?? "", "greeter"), "{ text: 'hi there' }");
+  });
+
+  it("the reconnecting client outlives a server restart", () => {
+    assert.equal(runToEnd(blocks[4] ?? "", "reconnect"), "hi there\ntrue\nhello again");
   });
 
   it("the health check prints SERVING and exits (await using)", () => {

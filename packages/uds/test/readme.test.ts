@@ -57,6 +57,78 @@ async function twoProcesses(code: string, signal: NodeJS.Signals): Promise<void>
   }
 }
 
+/** Lines `process` prints, as they come. */
+function linesOf(child: ReturnType<typeof spawn>): { next(prefix: string): Promise<string> } {
+  let out = "";
+  const waiting: (() => void)[] = [];
+  child.stdout?.setEncoding("utf8").on("data", (s: string) => {
+    out += s;
+    for (const w of waiting.splice(0)) w();
+  });
+  let from = 0;
+  return {
+    async next(prefix) {
+      for (;;) {
+        const lines = out.split("\n");
+        for (let i = from; i < lines.length - 1; i++)
+          if (lines[i]?.startsWith(prefix)) {
+            from = i + 1;
+            return lines[i] as string;
+          }
+        await new Promise<void>((resolve, reject) => {
+          waiting.push(resolve);
+          const timer = setTimeout(
+            () => reject(new Error(`no "${prefix}" line in: ${out}`)),
+            20_000,
+          );
+          timer.unref();
+        });
+      }
+    },
+  };
+}
+
+/** The clock example: `watch` keeps answering while its server is killed and restarted. */
+async function clockAcrossRestart(code: string): Promise<void> {
+  const { file, dir } = materialize(code);
+  const env = { ...process.env, CLOCK_ADDRESS: join(dir, "clock.sock") };
+  const start = (...args: string[]) =>
+    spawn(process.execPath, ["--import", "tsx", file, ...args], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+  const children: ReturnType<typeof spawn>[] = [];
+  const exitOf = (child: ReturnType<typeof spawn>) =>
+    new Promise<number | null>((r) =>
+      child.exitCode !== null || child.signalCode !== null
+        ? r(child.exitCode)
+        : child.once("exit", r),
+    );
+  try {
+    const first = start("serve");
+    children.push(first);
+    await linesOf(first).next("serving on");
+    const watch = start("watch", "40");
+    children.push(watch);
+    const watched = linesOf(watch);
+    assert.equal(await watched.next("answered by"), `answered by ${first.pid}`);
+    first.kill("SIGKILL");
+    await exitOf(first);
+    const second = start("serve");
+    children.push(second);
+    await linesOf(second).next("serving on");
+    assert.equal(await watched.next("answered by"), `answered by ${second.pid}`);
+    assert.equal(await exitOf(watch), 0, "watch ends by itself after its rounds");
+    second.kill("SIGTERM");
+    assert.equal(await exitOf(second), 0);
+  } finally {
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await Promise.all(children.map(exitOf));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("README examples", () => {
   it("greeter: `serve` in one process, `call` from another; SIGTERM closes the server", () =>
     twoProcesses(blocks[0] ?? "", "SIGTERM"));
@@ -64,8 +136,11 @@ describe("README examples", () => {
   it("repository README greeter: the same with SIGINT (Ctrl-C)", () =>
     twoProcesses(rootBlocks[0] ?? "", "SIGINT"));
 
+  it("clock: a reconnecting client keeps answering across a kill -9 and restart", () =>
+    clockAcrossRestart(blocks[1] ?? ""));
+
   it("channel layer: prints the echo", () => {
-    const { file, dir } = materialize(blocks[1] ?? "");
+    const { file, dir } = materialize(blocks[2] ?? "");
     try {
       const out = execFileSync(process.execPath, ["--import", "tsx", file], {
         encoding: "utf8",

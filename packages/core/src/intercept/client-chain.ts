@@ -32,12 +32,15 @@ export function clientMethod(
   bound: BoundMethod,
   call: ClientMethod,
   interceptors: readonly Interceptor[] | undefined,
+  /** False: no diagnostics events here (the calls `call` makes publish them). */
+  diagnostics = true,
 ): ClientMethod {
   const last = transportCall(bound, call);
   const plain =
     interceptors === undefined || interceptors.length === 0
       ? call
       : intercepted(bound, chain(interceptors, last));
+  if (!diagnostics) return plain;
   const traced = intercepted(bound, chain([tracing, ...(interceptors ?? [])], last));
   return (input, options) =>
     clientCallStart.hasSubscribers ? traced(input, options) : plain(input, options);

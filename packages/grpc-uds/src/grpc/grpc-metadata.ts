@@ -19,6 +19,12 @@ export const REASON_TRAILER = ENGINE_REASON_TRAILER;
  */
 const STATUS_DETAILS = "grpc-status-details-bin";
 
+/**
+ * `grpc-previous-rpc-attempts`: the reserved request header a retrying client sends (gRPC A6);
+ * a caller may set it; a handler does not see it, as it sees no `grpc-` key.
+ */
+const PREVIOUS_ATTEMPTS = "grpc-previous-rpc-attempts";
+
 /** Fields neither a handler nor a caller sees as metadata. */
 function isTransportKey(key: string): boolean {
   return (
@@ -68,7 +74,7 @@ function validText(value: string): boolean {
 /**
  * Appends `metadata` to a flat field list, keys lower-cased. INVALID_ARGUMENT for a key gRPC
  * cannot carry (characters outside `[0-9a-z_.-]`, `grpc-` reserved except
- * `grpc-status-details-bin`) or a text value that is not
+ * `grpc-status-details-bin` and `grpc-previous-rpc-attempts`) or a text value that is not
  * printable ASCII; a `-bin` value must be base64.
  */
 export function appendMetadata(fields: string[], metadata: Metadata): void {
@@ -76,7 +82,10 @@ export function appendMetadata(fields: string[], metadata: Metadata): void {
     const value = metadata[given] as string;
     // Sent lower-case, as on every nearwire transport (HTTP/2 forbids upper-case names).
     const key = hasUpper(given) ? given.toLowerCase() : given;
-    if (!validKey(key) || (key.startsWith("grpc-") && key !== STATUS_DETAILS))
+    if (
+      !validKey(key) ||
+      (key.startsWith("grpc-") && key !== STATUS_DETAILS && key !== PREVIOUS_ATTEMPTS)
+    )
       throw new NearwireError(Code.InvalidArgument, `metadata key "${key}" is not valid in gRPC`);
     if (key.endsWith("-bin")) {
       fields.push(key, value);
