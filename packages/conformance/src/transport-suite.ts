@@ -43,8 +43,8 @@ export interface TransportSuiteOptions {
    * This run repeats another run of the same transport on another address kind: the suites
    * that test the engine rather than the socket (ordering: 3 × `orderingMessages` messages,
    * deadlines, cancellation, limits, backpressure, server set-up, interceptors, reconnect) show
-   * as skipped here; the
-   * suites where the address matters (lifecycle, call kinds, peer death, unknown method, swap transparency with its nothing-listens case) run. Default false.
+   * as skipped here; the suites where the address matters (lifecycle, call kinds, peer death,
+   * unknown method, swap transparency with its nothing-listens case) run. Default false.
    */
   addressVariant?: boolean;
   /**
