@@ -11,7 +11,8 @@ import {
   type CallResponse,
   chain,
   type Interceptor,
-  streamsRequests,
+  methodInfo,
+  runChain,
   streamsResponses,
 } from "./interceptor.js";
 
@@ -48,17 +49,15 @@ export function clientMethod(
 
 /** A method that runs `next` on the request it builds and unwraps the response. */
 function intercepted(bound: BoundMethod, next: CallNext): ClientMethod {
-  const [service] = bound.path.slice(1).split("/") as [string];
-  const requestStream = streamsRequests(bound.kind);
-  const responseStream = streamsResponses(bound.kind);
+  const info = methodInfo(bound);
   return (input, options) => {
     const request = {
       side: "client",
-      stream: requestStream,
-      service,
-      method: bound.name,
-      path: bound.path,
-      kind: bound.kind,
+      stream: info.stream,
+      service: info.service,
+      method: info.method,
+      path: info.path,
+      kind: info.kind,
       metadata: { ...options?.metadata },
       timeoutMs: options?.timeoutMs,
       signal: options?.signal,
@@ -67,14 +66,7 @@ function intercepted(bound: BoundMethod, next: CallNext): ClientMethod {
       message: input,
       [OPTIONS]: options,
     } as ClientRequest;
-    let response: Promise<CallResponse>;
-    try {
-      response = next(request);
-    } catch (err) {
-      response = Promise.reject(err);
-    }
-    if (!responseStream) return response.then((r) => r.message);
-    return streamOf(response);
+    return runChain(next, request, info.responseStream);
   };
 }
 
@@ -111,11 +103,4 @@ function transportCall(bound: BoundMethod, call: ClientMethod): CallNext {
       (message): CallResponse => ({ stream: false, message, headers, trailers }),
     );
   };
-}
-
-/** The response stream of a chain's response. */
-export async function* streamOf(
-  response: Promise<CallResponse>,
-): AsyncGenerator<unknown, void, undefined> {
-  yield* (await response).message as AsyncIterable<unknown>;
 }

@@ -4,6 +4,7 @@
  * request and the response), with one type for both sides.
  */
 import type { Peer } from "../peer.js";
+import type { BoundMethod } from "../rpc/bound-method.js";
 import type { MethodKind } from "../service.js";
 import type { HandlerContext, Metadata } from "../transport.js";
 
@@ -134,4 +135,49 @@ export function streamsRequests(kind: MethodKind): boolean {
 /** Whether a method of `kind` answers with a stream. */
 export function streamsResponses(kind: MethodKind): boolean {
   return kind === "server_streaming" || kind === "bidi_streaming";
+}
+
+/** What every request of a method carries, computed once per method. */
+export interface MethodInfo {
+  readonly stream: boolean;
+  readonly service: string;
+  readonly method: string;
+  readonly path: string;
+  readonly kind: MethodKind;
+  /** The method answers with a stream. */
+  readonly responseStream: boolean;
+}
+
+/** The {@link MethodInfo} of a bound method. */
+export function methodInfo(bound: BoundMethod): MethodInfo {
+  return {
+    stream: streamsRequests(bound.kind),
+    service: bound.path.slice(1, bound.path.lastIndexOf("/")),
+    method: bound.name,
+    path: bound.path,
+    kind: bound.kind,
+    responseStream: streamsResponses(bound.kind),
+  };
+}
+
+/**
+ * Runs the chain `next` on `request` and gives the caller (the typed client, or the engine
+ * that called the handler) what it expects: the response message's promise, or the stream.
+ */
+export function runChain(next: CallNext, request: CallRequest, responseStream: boolean): unknown {
+  let response: Promise<CallResponse>;
+  try {
+    response = next(request);
+  } catch (err) {
+    response = Promise.reject(err);
+  }
+  if (!responseStream) return response.then((r) => r.message);
+  return streamOf(response);
+}
+
+/** The response stream of a chain's response. */
+async function* streamOf(
+  response: Promise<CallResponse>,
+): AsyncGenerator<unknown, void, undefined> {
+  yield* (await response).message as AsyncIterable<unknown>;
 }

@@ -4,7 +4,6 @@
  */
 import type { BoundMethod } from "../rpc/bound-method.js";
 import type { HandlerContext } from "../transport.js";
-import { streamOf } from "./client-chain.js";
 import { diagnosticsInterceptor, serverCallStart } from "./diagnostics.js";
 import {
   type CallNext,
@@ -12,7 +11,8 @@ import {
   type CallResponse,
   chain,
   type Interceptor,
-  streamsRequests,
+  methodInfo,
+  runChain,
   streamsResponses,
 } from "./interceptor.js";
 
@@ -41,17 +41,15 @@ export function serverHandler(
 
 /** A handler that runs `next` on the request it builds and unwraps the response. */
 function intercepted(bound: BoundMethod, next: CallNext): Handler {
-  const [service] = bound.path.slice(1).split("/") as [string];
-  const requestStream = streamsRequests(bound.kind);
-  const responseStream = streamsResponses(bound.kind);
+  const info = methodInfo(bound);
   return (input, ctx) => {
     const request = {
       side: "server",
-      stream: requestStream,
-      service,
-      method: bound.name,
-      path: bound.path,
-      kind: bound.kind,
+      stream: info.stream,
+      service: info.service,
+      method: info.method,
+      path: info.path,
+      kind: info.kind,
       metadata: ctx.metadata,
       timeoutMs: ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - Date.now()),
       signal: ctx.signal,
@@ -59,14 +57,7 @@ function intercepted(bound: BoundMethod, next: CallNext): Handler {
       context: ctx,
       message: input,
     } as CallRequest;
-    let response: Promise<CallResponse>;
-    try {
-      response = next(request);
-    } catch (err) {
-      response = Promise.reject(err);
-    }
-    if (!responseStream) return response.then((r) => r.message);
-    return streamOf(response);
+    return runChain(next, request, info.responseStream);
   };
 }
 
