@@ -1,14 +1,10 @@
 /** TypeScript child processes of the suites (server and client mains), their output as lines. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { LineLog } from "./line-log.js";
+import { type ChildExit, LineLog } from "./line-log.js";
 import type { TmpResources } from "./tmp-resources.js";
 
-/** How a child process ended. */
-export interface ChildExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type { ChildExit } from "./line-log.js";
 
 /** A TypeScript child process run with `--import tsx`, with its stdout as lines. */
 export interface TsChild {

@@ -1,5 +1,10 @@
 /** LineLog: the output lines of a child (process or thread), and waits for one of them. */
-import type { ChildExit } from "./child-process.js";
+
+/** How a child process ended. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
 
 /**
  * The lines a child printed, in order, and the callers waiting for a line with a given prefix.

@@ -1,11 +1,10 @@
 /** The Transport interface services are written against: servers, clients, calls, contexts. */
+import type { HandlerContext, Metadata } from "./call-context.js";
 import type { Codec } from "./codec.js";
 import type { Interceptor } from "./intercept/interceptor.js";
-import type { Peer } from "./peer.js";
 import type { MethodDefinition, ServiceDefinition } from "./service.js";
 
-/** Metadata: ASCII keys (lower-case by convention) to string values; headers or trailers. */
-export type Metadata = Record<string, string>;
+export type { HandlerContext, Metadata } from "./call-context.js";
 
 /** Per-call options on the client side. */
 export interface CallOptions {
@@ -37,28 +36,6 @@ export interface CallOptions {
    * wait-for-ready. A plain connection ignores it. Default false.
    */
   waitForReady?: boolean;
-}
-
-/** What a handler learns about its call. */
-export interface HandlerContext {
-  /** `/package.Service/Method`. */
-  readonly method: string;
-  /** Request metadata. */
-  readonly metadata: Metadata;
-  /** Absolute deadline (`Date.now()` scale, ms), or undefined. */
-  readonly deadline: number | undefined;
-  /** Aborted when the client cancels, the deadline passes, or the connection dies. */
-  readonly signal: AbortSignal;
-  /** Trailers sent with the status; handlers may add entries. */
-  readonly trailers: Metadata;
-  /**
-   * Response headers; handlers may add entries until the first response message (or the
-   * status) is sent, after which changes are not sent. The client reads them with
-   * `CallOptions.onHeader`.
-   */
-  readonly responseHeaders: Metadata;
-  /** The connection's peer (one object per connection): its address, and uid/gid/pid when known. */
-  readonly peer: Peer;
 }
 
 /** The request message type of method `M` (what a client sends, what a handler receives). */

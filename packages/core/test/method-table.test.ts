@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { messageType } from "../src/codec.js";
 import { jsonCodec } from "../src/json-codec.js";
-import { bindHandlers } from "../src/rpc/bound-method.js";
 import { MethodTable } from "../src/rpc/method-table.js";
+import { bindHandlers } from "../src/rpc/served-method.js";
 import { defineService, unary } from "../src/service.js";
 
 const M = messageType<unknown>("t.M");

@@ -3,10 +3,11 @@
  * The shape is connect-es's (`(next) => async (req) => next(req)`, a `stream` flag on the
  * request and the response), with one type for both sides.
  */
+
+import type { HandlerContext, Metadata } from "../call-context.js";
 import type { Peer } from "../peer.js";
 import type { BoundMethod } from "../rpc/bound-method.js";
 import type { MethodKind } from "../service.js";
-import type { HandlerContext, Metadata } from "../transport.js";
 
 /** What every request carries, on either side. */
 interface RequestBase {

@@ -3,11 +3,8 @@
  */
 import { Code } from "../code.js";
 import type { Codec, MessageCodec } from "../codec.js";
-import { type Handler, serverHandler } from "../intercept/server-chain.js";
 import { messageOf, NearwireError } from "../nearwire-error.js";
 import { type MethodKind, methodPath, type ServiceDefinition } from "../service.js";
-import type { BindOptions } from "../transport.js";
-import type { ServedMethod } from "./method-table.js";
 
 /** A method with its codec bound: what the engine needs per call, computed once. */
 export interface BoundMethod {
@@ -47,26 +44,6 @@ export function bindService(service: ServiceDefinition, codec: Codec): BoundMeth
       output: codec.forType(def.output),
       codec: codec.name,
     };
-  });
-}
-
-/**
- * What a server of any transport serves for `service`: each method bound to `options.codec`
- * with its handler from `impl` (bound to `impl`) inside `options.interceptors`. Checks every method before returning, so a refused
- * service leaves the server as it was: INVALID_ARGUMENT when a handler is missing or not a
- * function, or a path is too long (see {@link bindService}).
- */
-export function bindHandlers(
-  service: ServiceDefinition,
-  impl: object,
-  options: BindOptions,
-): ServedMethod[] {
-  return bindService(service, options.codec).map((bound) => {
-    const fn = (impl as Record<string, unknown>)[bound.name];
-    if (typeof fn !== "function")
-      throw new NearwireError(Code.InvalidArgument, `no handler for ${bound.path}`);
-    const handler = serverHandler(bound, fn.bind(impl) as Handler, options.interceptors);
-    return { bound, impl: handler as ServedMethod["impl"] };
   });
 }
 

@@ -1,11 +1,5 @@
 /** A server's methods, found by the path bytes of a REQUEST without a string per call. */
-import type { BoundMethod } from "./bound-method.js";
-
-/** A served method: its binding and its handler. */
-export interface ServedMethod {
-  readonly bound: BoundMethod;
-  readonly impl: (input: unknown, ctx: never) => unknown;
-}
+import type { ServedMethod } from "./served-method.js";
 
 /** A method with its path bytes and those bytes as little-endian 32-bit words, for the compare. */
 interface Entry {

@@ -5,9 +5,9 @@ import { NearwireError } from "../nearwire-error.js";
 import { serverCloseHook } from "../server-close-hook.js";
 import type { ServiceDefinition } from "../service.js";
 import type { BindOptions, Server, ServiceImpl } from "../transport.js";
-import { bindHandlers } from "./bound-method.js";
 import type { HandlerErrorHook } from "./handler-error.js";
 import { MethodTable } from "./method-table.js";
+import { bindHandlers } from "./served-method.js";
 import { ServerSession, type ServerSessionHost } from "./server-session.js";
 
 /** Options shared by the RPC server and client. */

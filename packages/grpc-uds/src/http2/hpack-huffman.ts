@@ -11,7 +11,7 @@
  * tree steps.
  */
 
-import { HpackError } from "./hpack.js";
+import { HpackError } from "./hpack-error.js";
 
 /**
  * Huffman code of each symbol (octets 0..255, then EOS = 256), right-aligned: the low
