@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { machineBusyUs, otherCpuCores } from "../src/measure/machine-cpu.js";
 import { textTable } from "../src/report/format.js";
 import { renderHtml } from "../src/report/html-report.js";
 import { renderMarkdown } from "../src/report/markdown-report.js";
@@ -60,6 +61,30 @@ test("a run measured while the load average exceeded the core count makes its ro
   assert.equal(shm.loadAverage1m, fixtureCores + 0.5);
   assert.deepEqual(doubts(shm), ["loaded"]);
   assert.equal(summaryOf(r, "latency:uds/json/64B").loaded, false, "at the core count: not loaded");
+});
+
+test("a run during which other processes used more than half a core makes its row loaded", () => {
+  const r = reportWith((cases) => {
+    for (const run of runsOf(cases, SHM)) run.otherCpuCores = 0.1;
+    const runs = runsOf(cases, SHM);
+    assert.ok(runs[1]);
+    runs[1].otherCpuCores = 1.7; // a busy loop beside the case, while the load average lags
+    for (const run of runsOf(cases, "latency:uds/json/64B")) run.otherCpuCores = 0.5;
+  });
+  const shm = summaryOf(r, SHM);
+  assert.equal(shm.loaded, true);
+  assert.equal(shm.otherCpuCores, 1.7);
+  assert.deepEqual(doubts(shm), ["loaded"]);
+  assert.equal(summaryOf(r, "latency:uds/json/64B").loaded, false, "half a core: not loaded");
+});
+
+test("otherCpuCores: the machine's busy time in a window minus the case's own, in cores", () => {
+  // 1.5 s of busy CPU over a 1 s window, 0.9 s of it the case's: 0.6 cores of others.
+  assert.equal(otherCpuCores(10_000_000, 11_500_000, 900_000, 1e9), 0.6);
+  assert.equal(otherCpuCores(0, 100, 500, 1e9), 0, "never below 0 (tick granularity)");
+  assert.equal(otherCpuCores(undefined, 5, 0, 1e9), undefined, "off Linux: not known");
+  const now = machineBusyUs();
+  if (process.platform === "linux") assert.ok(now !== undefined && now > 0);
 });
 
 test("one unsteady row: marked in the terminal table, Markdown and HTML, left out of what to pick", () => {

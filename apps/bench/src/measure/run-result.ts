@@ -42,4 +42,10 @@ export interface RunResult {
    * own processes included. Above the core count, other processes shared the CPUs.
    */
   loadAverage1m?: number;
+  /**
+   * CPU the rest of the machine used during the window, in cores: the busy time of every CPU
+   * (`/proc/stat`) minus the case's own server and client, over the window's wall time. Linux
+   * only. Unlike the 1-minute load average it sees a busy neighbour at once.
+   */
+  otherCpuCores?: number;
 }

@@ -13,6 +13,7 @@ import {
   goServerArgv,
   isGoTransport,
 } from "./go-case.js";
+import { machineBusyUs, otherCpuCores } from "./machine-cpu.js";
 import { serverInThread } from "./plugins.js";
 import type { RunResult } from "./run-result.js";
 import type { CodecArgs, EndpointArgs, FromWorker, ToWorker } from "./worker.js";
@@ -262,20 +263,27 @@ export class Orchestrator {
       await client.expect("warmed", 20_000 + warmupMs * 4);
       server.send({ t: "cpu-start" });
       await server.expect("cpu-started", 10_000);
+      const busyAtStart = machineBusyUs();
+      const t0 = process.hrtime.bigint();
       client.send({ t: "go" });
       const { result } = await client.expect("result", 30_000 + durationMs * 4);
       const load = loadavg()[0];
       server.send({ t: "cpu-stop" });
       const cpu = await server.expect("cpu", 10_000);
+      const busyAtEnd = machineBusyUs();
+      const wallNs = Number(process.hrtime.bigint() - t0);
       const r =
         launch.samplesFile === undefined
           ? (result as Omit<RunResult, "server" | "serverCpuUsPerMsg">)
           : goRunResult(result as GoClientResult, launch.samplesFile);
+      const own = cpu.userUs + cpu.systemUs + r.client.userUs + r.client.systemUs;
+      const other = otherCpuCores(busyAtStart, busyAtEnd, own, wallNs);
       return {
         ...r,
         server: { userUs: cpu.userUs, systemUs: cpu.systemUs },
         serverCpuUsPerMsg: (cpu.userUs + cpu.systemUs) / r.count,
         ...(load === undefined ? {} : { loadAverage1m: load }),
+        ...(other === undefined ? {} : { otherCpuCores: other }),
       };
     } finally {
       server.send({ t: "exit" });

@@ -56,11 +56,20 @@ export interface CaseSummary {
   /** Highest 1-minute load average at the end of a run's window, when the runs record it. */
   loadAverage1m?: number;
   /**
-   * True when a run was measured while the load average exceeded the machine's core count:
-   * other processes shared the CPUs. Set when the runs record the load.
+   * Most CPU other processes used during a run's window, in cores (Linux; see
+   * `RunResult.otherCpuCores`).
+   */
+  otherCpuCores?: number;
+  /**
+   * True when other processes shared the CPUs while a run was measured: they used more than
+   * {@link LOADED_OTHER_CPU_CORES} of a core during its window, or the 1-minute load average
+   * exceeded the core count. Set when the runs record either.
    */
   loaded?: boolean;
 }
+
+/** CPU (in cores) that other processes may use during a window before its row is `loaded`. */
+export const LOADED_OTHER_CPU_CORES = 0.5;
 
 /** Runs of a row whose metric spreads more than this (max ÷ min) make it unstable. */
 export const UNSTABLE_SPREAD = 2;
@@ -126,7 +135,10 @@ export function summarise(
   return out;
 }
 
-/** Sets `unsteady`, `loadAverage1m` and `loaded` of a row from its runs (see CaseSummary). */
+/**
+ * Sets `unsteady`, `loadAverage1m`, `otherCpuCores` and `loaded` of a row from its runs (see
+ * CaseSummary).
+ */
 export function flagRuns(s: CaseSummary, runs: readonly RunResult[], cores: number): void {
   if (runs.some((r) => r.warmup !== undefined))
     s.unsteady = runs.some((r) => r.warmup?.steady === false);
@@ -134,6 +146,11 @@ export function flagRuns(s: CaseSummary, runs: readonly RunResult[], cores: numb
   if (loads.length > 0) {
     s.loadAverage1m = Math.max(...loads);
     s.loaded = s.loadAverage1m > cores;
+  }
+  const others = runs.flatMap((r) => (r.otherCpuCores === undefined ? [] : [r.otherCpuCores]));
+  if (others.length > 0) {
+    s.otherCpuCores = Math.max(...others);
+    s.loaded = s.loaded === true || s.otherCpuCores > LOADED_OTHER_CPU_CORES;
   }
 }
 
