@@ -92,6 +92,24 @@ interface Slot {
  * ```
  */
 export async function createWorkerPool(options: WorkerPoolOptions): Promise<WorkerPool> {
+  const pool = new Pool(poolSetup(options));
+  await pool.start();
+  return pool;
+}
+
+/** The options of {@link createWorkerPool}, checked and with their defaults. */
+interface PoolSetup {
+  readonly file: string | URL;
+  readonly size: number;
+  readonly workerOptions: WorkerOptions | undefined;
+  readonly maxRestarts: number;
+  readonly restartWindowMs: number;
+  readonly restartDelayMs: number;
+  readonly transportOptions: Omit<WorkerTransportOptions, "port">;
+}
+
+/** Checks `options` (INVALID_ARGUMENT) and fills in the defaults. */
+function poolSetup(options: WorkerPoolOptions): PoolSetup {
   const {
     file,
     size,
@@ -111,12 +129,98 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
     if (!Number.isInteger(value) || value < 0)
       throw new NearwireError(Code.InvalidArgument, `${name} ${value} is not an integer ≥ 0`);
   }
-  let closing = false;
-  let next = 0;
+  return {
+    file,
+    size,
+    workerOptions,
+    maxRestarts,
+    restartWindowMs,
+    restartDelayMs,
+    transportOptions,
+  };
+}
+
+/** The pool: its slots, their restarts, and the round-robin over the open ones. */
+class Pool implements WorkerPool {
+  readonly #setup: PoolSetup;
+  readonly #slots: Slot[] = [];
+  #closing = false;
+  #next = 0;
+
+  constructor(setup: PoolSetup) {
+    this.#setup = setup;
+  }
+
+  get workers(): readonly Worker[] {
+    return this.#slots.map((s) => s.worker);
+  }
+
+  get connections(): readonly ClientConnection[] {
+    return this.#slots.map((s) => s.connection as ClientConnection); // set once the pool resolved
+  }
+
+  /** Starts every slot's first worker; rejects (closing what started) if one fails. */
+  async start(): Promise<void> {
+    const first: Promise<void>[] = [];
+    try {
+      for (let index = 0; index < this.#setup.size; index++) {
+        const slot: Slot = {
+          index,
+          worker: undefined as unknown as Worker,
+          connection: undefined,
+          open: false,
+          cause: undefined,
+          restarts: [],
+          timer: undefined,
+          gaveUp: undefined,
+        };
+        first.push(this.#startWorker(slot)); // sets slot.worker, or throws (bad workerOptions)
+        this.#slots.push(slot);
+      }
+      await Promise.all(first);
+    } catch (err) {
+      await this.close();
+      await Promise.allSettled(first);
+      throw err;
+    }
+  }
+
+  client<S extends ServiceDefinition>(service: S, bind: BindOptions): Client<S> {
+    type Methods = Record<string, (...a: unknown[]) => unknown>;
+    const clients = new WeakMap<ClientConnection, Methods>();
+    const clientOf = (conn: ClientConnection): Methods => {
+      let c = clients.get(conn);
+      if (c === undefined) {
+        c = conn.client(service, bind) as unknown as Methods;
+        clients.set(conn, c);
+      }
+      return c;
+    };
+    const out: Record<string, unknown> = {};
+    for (const [name, method] of Object.entries(service.methods)) {
+      out[name] = (...args: unknown[]) => {
+        const slot = this.#pick();
+        if (slot?.connection === undefined) return failedCall(method.kind, this.#noWorker());
+        return (clientOf(slot.connection)[name] as (...a: unknown[]) => unknown)(...args);
+      };
+    }
+    return out as Client<S>;
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const slot of this.#slots) clearTimeout(slot.timer);
+    await Promise.allSettled(this.#slots.map((s) => s.connection?.close()));
+    await Promise.allSettled(this.#slots.map((s) => s.worker.terminate()));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
 
   /** Starts a worker in `slot` and connects to it; resolves when connected or dead. */
-  const start = (slot: Slot): Promise<void> => {
-    const worker = new Worker(file, workerOptions);
+  #startWorker(slot: Slot): Promise<void> {
+    const worker = new Worker(this.#setup.file, this.#setup.workerOptions);
     slot.worker = worker;
     slot.cause = undefined;
     worker.on("error", (err) => {
@@ -125,13 +229,13 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
     });
     worker.once("exit", (code) => {
       slot.cause ??= `exited with code ${code}`;
-      died(slot, worker);
+      this.#died(slot, worker);
     });
-    return createWorkerTransport({ ...transportOptions, port: worker })
+    return createWorkerTransport({ ...this.#setup.transportOptions, port: worker })
       .connect()
       .then(
         (conn) => {
-          if (closing || slot.worker !== worker) {
+          if (this.#closing || slot.worker !== worker) {
             void conn.close();
             return;
           }
@@ -150,12 +254,13 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
           throw err;
         },
       );
-  };
+  }
 
   /** `worker`, the current one of `slot`, exited: restart it after a backoff, or give up. */
-  const died = (slot: Slot, worker: Worker): void => {
-    if (closing || slot.worker !== worker) return;
+  #died(slot: Slot, worker: Worker): void {
+    if (this.#closing || slot.worker !== worker) return;
     slot.open = false;
+    const { maxRestarts, restartWindowMs, restartDelayMs } = this.#setup;
     const now = performance.now();
     slot.restarts = slot.restarts.filter((t) => now - t < restartWindowMs);
     const cause = slot.cause ?? "died";
@@ -170,112 +275,54 @@ export async function createWorkerPool(options: WorkerPoolOptions): Promise<Work
     }
     const delay = Math.min(restartDelayMs * 2 ** slot.restarts.length, MAX_RESTART_DELAY_MS);
     slot.restarts.push(now);
-    slot.timer = setTimeout(() => {
-      slot.timer = undefined;
-      if (closing) return;
-      try {
-        start(slot).catch(() => {}); // a failed set-up ends in the worker's `exit`: died() again
-      } catch (err) {
-        slot.gaveUp = new NearwireError(
-          Code.Unavailable,
-          `pool worker ${slot.index} could not be restarted: ${messageOf(err)}`,
-          { reason: "crash-loop", cause: err },
-        );
-      }
-    }, delay);
-  };
-
-  const slots: Slot[] = [];
-  const close = async (): Promise<void> => {
-    closing = true;
-    for (const slot of slots) clearTimeout(slot.timer);
-    await Promise.allSettled(slots.map((s) => s.connection?.close()));
-    await Promise.allSettled(slots.map((s) => s.worker.terminate()));
-  };
-  const first: Promise<void>[] = [];
-  try {
-    for (let index = 0; index < size; index++) {
-      const slot: Slot = {
-        index,
-        worker: undefined as unknown as Worker,
-        connection: undefined,
-        open: false,
-        cause: undefined,
-        restarts: [],
-        timer: undefined,
-        gaveUp: undefined,
-      };
-      first.push(start(slot)); // sets slot.worker, or throws (bad workerOptions)
-      slots.push(slot);
-    }
-    await Promise.all(first);
-  } catch (err) {
-    await close();
-    await Promise.allSettled(first);
-    throw err;
+    slot.timer = setTimeout(() => this.#restart(slot), delay);
   }
 
-  const pick = (): Slot | undefined => {
+  /** The backoff of `slot` is over: start its replacement, unless the pool is closing. */
+  #restart(slot: Slot): void {
+    slot.timer = undefined;
+    if (this.#closing) return;
+    try {
+      this.#startWorker(slot).catch(() => {}); // a failed set-up ends in `exit`: #died again
+    } catch (err) {
+      slot.gaveUp = new NearwireError(
+        Code.Unavailable,
+        `pool worker ${slot.index} could not be restarted: ${messageOf(err)}`,
+        { reason: "crash-loop", cause: err },
+      );
+    }
+  }
+
+  /** The next open slot after the last one picked, or undefined when none is open. */
+  #pick(): Slot | undefined {
+    const size = this.#setup.size;
     for (let k = 0; k < size; k++) {
-      const slot = slots[(next + k) % size] as Slot;
+      const slot = this.#slots[(this.#next + k) % size] as Slot;
       if (slot.open) {
-        next = (slot.index + 1) % size;
+        this.#next = (slot.index + 1) % size;
         return slot;
       }
     }
     return undefined;
-  };
+  }
+
   /** Why a call finds no open worker. */
-  const noWorker = (): NearwireError => {
-    if (closing)
+  #noWorker(): NearwireError {
+    if (this.#closing)
       return new NearwireError(Code.Unavailable, "worker pool closed", { reason: "peer-closed" });
-    const stopped = slots.filter((s) => s.gaveUp !== undefined);
+    const size = this.#setup.size;
+    const stopped = this.#slots.filter((s) => s.gaveUp !== undefined);
     if (stopped.length === size)
       return new NearwireError(
         Code.Unavailable,
         `every worker of the pool stopped in a crash loop: ${stopped.map((s) => s.gaveUp?.message).join("; ")}`,
         { reason: "crash-loop" },
       );
-    const causes = slots.map((s) => s.cause).filter((c) => c !== undefined);
+    const causes = this.#slots.map((s) => s.cause).filter((c) => c !== undefined);
     return new NearwireError(
       Code.Unavailable,
       `no worker of the pool is running; ${size - stopped.length} being replaced (${causes.join("; ")})`,
       { reason: "peer-closed" },
     );
-  };
-
-  const pool: WorkerPool = {
-    get workers() {
-      return slots.map((s) => s.worker);
-    },
-    get connections() {
-      return slots.map((s) => s.connection as ClientConnection); // set once the pool resolved
-    },
-    client<S extends ServiceDefinition>(service: S, bind: BindOptions): Client<S> {
-      type Methods = Record<string, (...a: unknown[]) => unknown>;
-      const clients = new WeakMap<ClientConnection, Methods>();
-      const clientOf = (conn: ClientConnection): Methods => {
-        let c = clients.get(conn);
-        if (c === undefined) {
-          c = conn.client(service, bind) as unknown as Methods;
-          clients.set(conn, c);
-        }
-        return c;
-      };
-      const out: Record<string, unknown> = {};
-      for (const [name, method] of Object.entries(service.methods)) {
-        out[name] = (...args: unknown[]) => {
-          const slot = pick();
-          if (slot?.connection === undefined) return failedCall(method.kind, noWorker());
-          return (clientOf(slot.connection)[name] as (...a: unknown[]) => unknown)(...args);
-        };
-      }
-      return out as Client<S>;
-    },
-    close,
-    [Symbol.asyncDispose]() {
-      return pool.close();
-    },
-  };
-  return pool;
+  }
 }

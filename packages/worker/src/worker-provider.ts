@@ -103,198 +103,243 @@ function describe(endpoint: WorkerEndpoint): string {
  * port closes first, DEADLINE_EXCEEDED after `handshakeTimeoutMs`.
  */
 export function createWorkerChannelProvider(options: WorkerChannelOptions): ChannelProvider {
-  const endpoint = options.port;
+  const config = providerConfig(options);
+  return {
+    name: "worker",
+    listen: (onChannel) => listenForOffers(config, onChannel),
+    connect: () => connectByOffer(config),
+  };
+}
+
+/** A provider's options, checked, with their defaults. */
+interface ProviderConfig {
+  readonly endpoint: WorkerEndpoint;
+  readonly ringBytes: number;
+  readonly wait: WaitMode;
+  readonly spinUs: number;
+  readonly maxFrameBytes: number;
+  readonly handshakeTimeoutMs: number;
+  readonly batches: boolean;
+  /** How channels name the other side: `worker:<threadId>` or `worker:port`. */
+  readonly peer: string;
+}
+
+/** Checks `options` and fills in the defaults (INVALID_ARGUMENT on a bad value). */
+function providerConfig(options: WorkerChannelOptions): ProviderConfig {
   const ringBytes = options.ringBytes ?? DEFAULT_RING_BYTES;
   checkRingBytes(ringBytes);
   const wait = options.wait ?? "adaptive";
   if (!WAIT_MODES.includes(wait))
     throw new NearwireError(Code.InvalidArgument, `wait ${String(wait)} is not spin|park|adaptive`);
-  const spinUs = options.spinUs ?? 50;
-  const maxFrameBytes = checkMaxFrameBytes(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
-  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS;
-  const batches = options.batches === true;
-  const peer = describe(endpoint);
-
   return {
-    name: "worker",
+    endpoint: options.port,
+    ringBytes,
+    wait,
+    spinUs: options.spinUs ?? 50,
+    maxFrameBytes: checkMaxFrameBytes(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES),
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+    batches: options.batches === true,
+    peer: describe(options.port),
+  };
+}
 
-    async listen(onChannel: (channel: Channel) => void): Promise<ChannelListener> {
-      const seen = new Set<string>();
-      const onMessage = (m: unknown): void => {
-        if (!isOffer(m)) return;
-        const port = m.port;
-        const refuse = (err: NearwireError): void => {
-          const body: Record<string, unknown> = {
-            nearwire: "error",
-            code: err.code,
-            message: err.message,
-          };
-          if (err.reason !== undefined) body.reason = err.reason;
-          port.postMessage(body);
-          port.close();
-        };
-        let agreed: number;
-        let offered: number | undefined;
-        if (seen.has(m.nonce)) {
-          port.close(); // a re-sent offer of a connection already accepted
-          return;
-        }
-        try {
-          if (m.version !== 1 || !(m.buffer instanceof SharedArrayBuffer)) {
-            throw new NearwireError(Code.FailedPrecondition, "worker offer of another version", {
-              reason: "layout-mismatch",
-            });
-          }
-          checkRingBytes(m.ringBytes);
-          checkHeader(m.buffer, { ringBytes: m.ringBytes, nonce: m.nonce });
-          agreed = agreeMaxFrameBytes(
-            maxFrameBytes,
-            m.maxFrameBytes === undefined
-              ? undefined
-              : checkMaxFrameBytes(m.maxFrameBytes, "connector maxFrameBytes"),
-            maxPayloadFor(m.ringBytes),
-          );
-          offered = readFeatures(m.features, "connector features");
-        } catch (err) {
-          refuse(NearwireError.from(err, Code.FailedPrecondition));
-          return;
-        }
-        seen.add(m.nonce);
-        // As HELLO's features (PROTOCOL.md §4.1): answered only when the offer has them.
-        const answered = offered !== undefined;
-        const channel = new WorkerChannel({
-          buffer: m.buffer,
-          ringBytes: m.ringBytes,
+/** `listen()`: takes every offer posted on the endpoint, each a connection. */
+async function listenForOffers(
+  config: ProviderConfig,
+  onChannel: (channel: Channel) => void,
+): Promise<ChannelListener> {
+  const { endpoint, peer } = config;
+  const seen = new Set<string>();
+  const onMessage = (m: unknown): void => {
+    if (isOffer(m)) acceptOffer(config, m, seen, onChannel);
+  };
+  endpoint.on("message", onMessage);
+  endpoint.postMessage({ nearwire: "listening" });
+  return {
+    address: peer,
+    close: async () => {
+      endpoint.off("message", onMessage);
+    },
+  };
+}
+
+/**
+ * One offer: checked (layout, limits, features), then answered `ready` and handed to
+ * `onChannel` as a channel, or answered `error`. `seen` holds the nonces of the connections
+ * taken, so a re-sent offer of one is dropped.
+ */
+function acceptOffer(
+  config: ProviderConfig,
+  m: Offer,
+  seen: Set<string>,
+  onChannel: (channel: Channel) => void,
+): void {
+  const { maxFrameBytes, batches, wait, spinUs, peer } = config;
+  const port = m.port;
+  const refuse = (err: NearwireError): void => {
+    const body: Record<string, unknown> = {
+      nearwire: "error",
+      code: err.code,
+      message: err.message,
+    };
+    if (err.reason !== undefined) body.reason = err.reason;
+    port.postMessage(body);
+    port.close();
+  };
+  let agreed: number;
+  let offered: number | undefined;
+  if (seen.has(m.nonce)) {
+    port.close(); // a re-sent offer of a connection already accepted
+    return;
+  }
+  try {
+    if (m.version !== 1 || !(m.buffer instanceof SharedArrayBuffer)) {
+      throw new NearwireError(Code.FailedPrecondition, "worker offer of another version", {
+        reason: "layout-mismatch",
+      });
+    }
+    checkRingBytes(m.ringBytes);
+    checkHeader(m.buffer, { ringBytes: m.ringBytes, nonce: m.nonce });
+    agreed = agreeMaxFrameBytes(
+      maxFrameBytes,
+      m.maxFrameBytes === undefined
+        ? undefined
+        : checkMaxFrameBytes(m.maxFrameBytes, "connector maxFrameBytes"),
+      maxPayloadFor(m.ringBytes),
+    );
+    offered = readFeatures(m.features, "connector features");
+  } catch (err) {
+    refuse(NearwireError.from(err, Code.FailedPrecondition));
+    return;
+  }
+  seen.add(m.nonce);
+  // As HELLO's features (PROTOCOL.md §4.1): answered only when the offer has them.
+  const answered = offered !== undefined;
+  const channel = new WorkerChannel({
+    buffer: m.buffer,
+    ringBytes: m.ringBytes,
+    maxFrameBytes: agreed,
+    acceptsBatches: answered && batches,
+    peerAcceptsBatches: announcesBatch(offered),
+    side: 1,
+    port,
+    wait,
+    spinUs,
+    peer,
+  });
+  port.once("close", () => seen.delete(m.nonce));
+  port.postMessage({
+    nearwire: "ready",
+    maxFrameBytes: agreed,
+    ...(answered ? { features: batches ? FEATURE_BATCH : 0 } : {}),
+  });
+  onChannel(channel);
+}
+
+/** `connect()`: offers a new segment to the endpoint until a listener takes it. */
+function connectByOffer(config: ProviderConfig): Promise<Channel> {
+  const { endpoint, ringBytes, maxFrameBytes, handshakeTimeoutMs, batches, wait, spinUs, peer } =
+    config;
+  const { buffer, nonce } = createWorkerSegment(ringBytes);
+  return new Promise<Channel>((resolve, reject) => {
+    // Each offered port with its listener (removed by reference: Deno's MessagePort has
+    // no removeAllListeners).
+    const ports: Array<[MessagePort, (m: ListenerAnswer) => void]> = [];
+    let agreed = maxPayloadFor(ringBytes);
+    let peerBatches = false;
+    let timer: NodeJS.Timeout | undefined;
+    /** Ends the connect: with the port the listener took, or with why it failed. */
+    const finish = (outcome: MessagePort | NearwireError): void => {
+      const winner = outcome instanceof NearwireError ? undefined : outcome;
+      clearTimeout(timer);
+      endpoint.off("message", onEndpointMessage);
+      if (endpoint instanceof Worker) endpoint.off("exit", onGone);
+      else endpoint.off("close", onGone);
+      for (const [p, onPortMessage] of ports) {
+        p.off("message", onPortMessage);
+        if (p !== winner) p.close();
+      }
+      if (winner === undefined) {
+        reject(outcome);
+        return;
+      }
+      resolve(
+        new WorkerChannel({
+          buffer,
+          ringBytes,
           maxFrameBytes: agreed,
-          acceptsBatches: answered && batches,
-          peerAcceptsBatches: announcesBatch(offered),
-          side: 1,
-          port,
+          acceptsBatches: batches,
+          peerAcceptsBatches: peerBatches,
+          side: 0,
+          port: winner,
           wait,
           spinUs,
           peer,
-        });
-        port.once("close", () => seen.delete(m.nonce));
-        port.postMessage({
-          nearwire: "ready",
-          maxFrameBytes: agreed,
-          ...(answered ? { features: batches ? FEATURE_BATCH : 0 } : {}),
-        });
-        onChannel(channel);
+          ...(endpoint instanceof Worker ? { deathCause: () => deathOf(endpoint) } : {}),
+        }),
+      );
+    };
+    /** A listener's `ready`: the port, once its limits and features are taken. */
+    const ready = (m: ListenerAnswer, port: MessagePort): MessagePort | NearwireError => {
+      try {
+        agreed = listenerFrameBytes(m.maxFrameBytes, agreed, maxFrameBytes);
+        peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
+        return port;
+      } catch (err) {
+        return NearwireError.from(err, Code.Internal);
+      }
+    };
+    const offer = (): void => {
+      const { port1, port2 } = new MessageChannel();
+      const onPortMessage = (m: ListenerAnswer): void => {
+        if (m?.nearwire === "ready") finish(ready(m, port1));
+        else if (m?.nearwire === "error") finish(refusal(m));
       };
-      endpoint.on("message", onMessage);
-      endpoint.postMessage({ nearwire: "listening" });
-      return {
-        address: peer,
-        close: async () => {
-          endpoint.off("message", onMessage);
-        },
-      };
-    },
-
-    connect(): Promise<Channel> {
-      const { buffer, nonce } = createWorkerSegment(ringBytes);
-      return new Promise<Channel>((resolve, reject) => {
-        // Each offered port with its listener (removed by reference: Deno's MessagePort has
-        // no removeAllListeners).
-        const ports: Array<[MessagePort, (m: ListenerAnswer) => void]> = [];
-        let agreed = maxPayloadFor(ringBytes);
-        let peerBatches = false;
-        let timer: NodeJS.Timeout | undefined;
-        /** Ends the connect: with the port the listener took, or with why it failed. */
-        const finish = (outcome: MessagePort | NearwireError): void => {
-          const winner = outcome instanceof NearwireError ? undefined : outcome;
-          clearTimeout(timer);
-          endpoint.off("message", onEndpointMessage);
-          if (endpoint instanceof Worker) endpoint.off("exit", onGone);
-          else endpoint.off("close", onGone);
-          for (const [p, onPortMessage] of ports) {
-            p.off("message", onPortMessage);
-            if (p !== winner) p.close();
-          }
-          if (winner === undefined) {
-            reject(outcome);
-            return;
-          }
-          resolve(
-            new WorkerChannel({
-              buffer,
-              ringBytes,
-              maxFrameBytes: agreed,
-              acceptsBatches: batches,
-              peerAcceptsBatches: peerBatches,
-              side: 0,
-              port: winner,
-              wait,
-              spinUs,
-              peer,
-              ...(endpoint instanceof Worker ? { deathCause: () => deathOf(endpoint) } : {}),
-            }),
-          );
-        };
-        /** A listener's `ready`: the port, once its limits and features are taken. */
-        const ready = (m: ListenerAnswer, port: MessagePort): MessagePort | NearwireError => {
-          try {
-            agreed = listenerFrameBytes(m.maxFrameBytes, agreed, maxFrameBytes);
-            peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
-            return port;
-          } catch (err) {
-            return NearwireError.from(err, Code.Internal);
-          }
-        };
-        const offer = (): void => {
-          const { port1, port2 } = new MessageChannel();
-          const onPortMessage = (m: ListenerAnswer): void => {
-            if (m?.nearwire === "ready") finish(ready(m, port1));
-            else if (m?.nearwire === "error") finish(refusal(m));
-          };
-          ports.push([port1, onPortMessage]);
-          port1.on("message", onPortMessage);
-          try {
-            endpoint.postMessage(
-              {
-                nearwire: "offer",
-                version: 1,
-                buffer,
-                ringBytes,
-                maxFrameBytes,
-                ...(batches ? { features: FEATURE_BATCH } : {}),
-                nonce,
-                port: port2,
-              },
-              [port2],
-            );
-          } catch (err) {
-            finish(NearwireError.from(err, Code.Unavailable));
-          }
-        };
-        const onEndpointMessage = (m: unknown): void => {
-          if ((m as { nearwire?: unknown } | null)?.nearwire === "listening") offer();
-        };
-        const onGone = (): void => {
-          const cause = endpoint instanceof Worker ? deathOf(endpoint) : undefined;
-          const how = cause === undefined ? "" : ` (${cause})`;
-          finish(
-            new NearwireError(Code.Unavailable, `${peer} exited before accepting${how}`, {
-              reason: "peer-closed",
-            }),
-          );
-        };
-        endpoint.on("message", onEndpointMessage);
-        if (endpoint instanceof Worker) endpoint.once("exit", onGone);
-        else endpoint.once("close", onGone);
-        timer = setTimeout(
-          () =>
-            finish(
-              new NearwireError(
-                Code.DeadlineExceeded,
-                `${peer} did not accept within ${handshakeTimeoutMs} ms`,
-              ),
-            ),
-          handshakeTimeoutMs,
+      ports.push([port1, onPortMessage]);
+      port1.on("message", onPortMessage);
+      try {
+        endpoint.postMessage(
+          {
+            nearwire: "offer",
+            version: 1,
+            buffer,
+            ringBytes,
+            maxFrameBytes,
+            ...(batches ? { features: FEATURE_BATCH } : {}),
+            nonce,
+            port: port2,
+          },
+          [port2],
         );
-        offer();
-      });
-    },
-  };
+      } catch (err) {
+        finish(NearwireError.from(err, Code.Unavailable));
+      }
+    };
+    const onEndpointMessage = (m: unknown): void => {
+      if ((m as { nearwire?: unknown } | null)?.nearwire === "listening") offer();
+    };
+    const onGone = (): void => {
+      const cause = endpoint instanceof Worker ? deathOf(endpoint) : undefined;
+      const how = cause === undefined ? "" : ` (${cause})`;
+      finish(
+        new NearwireError(Code.Unavailable, `${peer} exited before accepting${how}`, {
+          reason: "peer-closed",
+        }),
+      );
+    };
+    endpoint.on("message", onEndpointMessage);
+    if (endpoint instanceof Worker) endpoint.once("exit", onGone);
+    else endpoint.once("close", onGone);
+    timer = setTimeout(
+      () =>
+        finish(
+          new NearwireError(
+            Code.DeadlineExceeded,
+            `${peer} did not accept within ${handshakeTimeoutMs} ms`,
+          ),
+        ),
+      handshakeTimeoutMs,
+    );
+    offer();
+  });
 }

@@ -149,38 +149,20 @@ export async function runBench(
       const current = last[0] as Measured;
       const codecs = mergeCodecRuns(current.codecRuns.flat());
       const summaries = summarise(current.results, input, machine.cores);
-      report = {
-        tool: "nearwire-bench",
-        formatVersion: 1,
-        startedAt: startedAt.toISOString(),
-        finishedAt: new Date().toISOString(),
-        command: [...argv],
-        settings: {
-          ...settings,
-          repeat,
-          profile: options.ci
-            ? "ci"
-            : options.full
-              ? "full"
-              : isCustom(options)
-                ? "custom"
-                : "default",
-        },
+      report = benchReport({
+        startedAt,
+        argv,
+        settings,
+        repeat,
+        options,
         machine,
         availability: plugins.availability,
-        found: {
-          transports: input.transports.map((t) => ({
-            id: t.id,
-            layer: t.layer,
-            baseline: t.baseline,
-          })),
-          codecs: codecNames,
-        },
-        messagesFromPackage: true,
+        input,
+        codecNames,
         codecs,
-        cases: current.results,
+        results: current.results,
         summaries,
-      };
+      });
       roundRatios.push(computeRatios(summaries, codecs));
     }
   } finally {
@@ -212,23 +194,7 @@ export async function runBench(
       : 0;
   if (exit !== 0) io.out("\nsome cases failed (see the tables and the JSON report)");
   if (!options.ci) return exit;
-  if (report.ab !== undefined) {
-    io.out(
-      `\nA/B gate: this tree ÷ base ${report.ab.base.rev}${base?.sha ? ` (${base.sha.slice(0, 12)})` : ""}, same run, interleaved:`,
-    );
-    io.out(abTable(report.ab.rows));
-    const regressed = report.ab.rows.filter((r) => r.status === "REGRESSED");
-    io.out(
-      regressed.length > 0
-        ? `\nCI: FAILED (${regressed.length} row(s) regressed against the base)`
-        : "\nCI: ok (no row regressed against the base)",
-    );
-    ciCheck(options, roundRatios, report, io, true);
-    return Math.max(exit, regressed.length > 0 ? 1 : 0);
-  }
-  if (ab !== undefined && "unavailable" in ab)
-    io.out(`\nA/B gate unavailable (${ab.unavailable}): gating on the committed baseline instead`);
-  return Math.max(exit, ciCheck(options, roundRatios, report, io, false));
+  return ciExit(options, report, base?.sha, ab, roundRatios, io, exit);
 }
 
 /** The build whose workers run this tree (with the gate's self-test slowdown, if asked). */
@@ -487,4 +453,84 @@ function ciCheck(
   if (recordOnly) return 0;
   io.out(failed ? "\nCI: FAILED (a ratio regressed past its limit, or is missing)" : "\nCI: ok");
   return failed ? 1 : 0;
+}
+
+/** What {@link benchReport} puts together. */
+interface ReportParts {
+  startedAt: Date;
+  argv: readonly string[];
+  settings: RunSettings;
+  repeat: number;
+  options: BenchOptions;
+  machine: BenchReport["machine"];
+  availability: BenchReport["availability"];
+  input: MatrixInput;
+  codecNames: string[];
+  codecs: BenchReport["codecs"];
+  results: BenchReport["cases"];
+  summaries: BenchReport["summaries"];
+}
+
+/** The report of one round of measurements (the JSON report's shape). */
+function benchReport(parts: ReportParts): BenchReport {
+  const { startedAt, argv, settings, repeat, options, machine, availability, input } = parts;
+  const { codecNames, codecs, results, summaries } = parts;
+  return {
+    tool: "nearwire-bench",
+    formatVersion: 1,
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    command: [...argv],
+    settings: {
+      ...settings,
+      repeat,
+      profile: options.ci ? "ci" : options.full ? "full" : isCustom(options) ? "custom" : "default",
+    },
+    machine,
+    availability,
+    found: {
+      transports: input.transports.map((t) => ({
+        id: t.id,
+        layer: t.layer,
+        baseline: t.baseline,
+      })),
+      codecs: codecNames,
+    },
+    messagesFromPackage: true,
+    codecs,
+    cases: results,
+    summaries,
+  };
+}
+
+/**
+ * The exit code of a CI run: the A/B gate's verdict when the base was measured (with the
+ * committed baseline printed beside it as a record), else the baseline check.
+ */
+function ciExit(
+  options: BenchOptions,
+  report: BenchReport,
+  baseSha: string | undefined,
+  ab: ReturnType<typeof prepareBase> | undefined,
+  roundRatios: Record<string, number>[],
+  io: BenchIo,
+  exit: number,
+): number {
+  if (report.ab !== undefined) {
+    io.out(
+      `\nA/B gate: this tree ÷ base ${report.ab.base.rev}${baseSha ? ` (${baseSha.slice(0, 12)})` : ""}, same run, interleaved:`,
+    );
+    io.out(abTable(report.ab.rows));
+    const regressed = report.ab.rows.filter((r) => r.status === "REGRESSED");
+    io.out(
+      regressed.length > 0
+        ? `\nCI: FAILED (${regressed.length} row(s) regressed against the base)`
+        : "\nCI: ok (no row regressed against the base)",
+    );
+    ciCheck(options, roundRatios, report, io, true);
+    return Math.max(exit, regressed.length > 0 ? 1 : 0);
+  }
+  if (ab !== undefined && "unavailable" in ab)
+    io.out(`\nA/B gate unavailable (${ab.unavailable}): gating on the committed baseline instead`);
+  return Math.max(exit, ciCheck(options, roundRatios, report, io, false));
 }

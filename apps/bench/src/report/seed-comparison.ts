@@ -90,10 +90,21 @@ const SPSC_ROWS: readonly string[] = [
 
 const reference = (id: string) => REFERENCE_FIGURES.find((r) => r.id === id);
 
-/** Builds both tables from a report; rows that were not measured are left out. */
+/** What the three tables read from a report. */
+interface SeedContext {
+  /** The measured rows, by key. */
+  readonly byKey: Map<string, CaseSummary>;
+  /** Mean round trip (ns) by key, from the runs. */
+  readonly meanNs: Map<string, number>;
+  /** Idle CPU (percent of a core) of the park rows, by key. */
+  readonly idle: Map<string, number>;
+  /** The codec a transport's rows of these tables use. */
+  codecOf(transport: string): string;
+}
+
+/** Builds the tables from a report; rows that were not measured are left out. */
 export function seedComparison(report: BenchReport): SeedComparison {
   const byKey = new Map(report.summaries.filter((s) => s.runs > 0).map((s) => [s.spec.key, s]));
-  const meanNs = meanByKey(report);
   const codecOf = (transport: string): string =>
     transport.startsWith("bare-") || isGoTransport(transport)
       ? "bytes"
@@ -102,8 +113,22 @@ export function seedComparison(report: BenchReport): SeedComparison {
         : [...byKey.values()].some((s) => s.spec.transport === transport && s.spec.codec === "raw")
           ? "raw"
           : "json";
-  const sizes = payloadsAround(report.summaries, PUBLISHED_PAYLOAD);
+  const ctx: SeedContext = {
+    byKey,
+    meanNs: meanByKey(report),
+    idle: idleCpuByKey(report),
+    codecOf,
+  };
+  return {
+    ipc: ipcTable(ctx, payloadsAround(report.summaries, PUBLISHED_PAYLOAD)),
+    spsc: spscTable(ctx),
+    worker: workerTable(ctx),
+  };
+}
 
+/** UDS vs gRPC over UDS vs shared memory, at the measured `sizes` around the published one. */
+function ipcTable(ctx: SeedContext, sizes: string[]): Table {
+  const { byKey, codecOf } = ctx;
   const ipcRows: string[][] = [];
   const ipcValues: (number | undefined)[][] = [];
   for (const group of IPC_GROUPS) {
@@ -140,6 +165,29 @@ export function seedComparison(report: BenchReport): SeedComparison {
     }
   }
 
+  const sizeText = sizes.length > 0 ? sizes.join(" and ") : "—";
+  const measuredGo = [...byKey.values()].some((x) => isGoTransport(x.spec.transport));
+  return {
+    title: "UDS vs gRPC over UDS vs shared memory",
+    note: `Published: Go, 64-core server, ${PUBLISHED_PAYLOAD} B payloads. This run: Node.js on this machine, the raw codec (baselines: bytes) at ${sizeText}${sizes.includes(`${PUBLISHED_PAYLOAD}B`) ? "" : ` (the measured sizes around ${PUBLISHED_PAYLOAD} B; \`--sizes ${PUBLISHED_PAYLOAD}\` measures it exactly)`}; p50 and p99 with one call in flight, msgs/s with 64 in flight.${measuredGo ? " The go-* rows are Go on this machine, in this run (grpc-go and a plain net.UnixConn echo, apps/bench/go): the published programs' language on the published programs' job, measured like nearwire's rows." : " No go-* rows: Go is not installed here (apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev adds them)."} Published columns: other hardware, another language: side by side for orientation, never as a ratio.`,
+    headers: [
+      "published (Go)",
+      "published p50",
+      "published p99",
+      "published QPS",
+      "this run: case",
+      "p50",
+      "p99",
+      "msgs/s ×64",
+    ],
+    rows: ipcRows,
+    values: ipcValues,
+  };
+}
+
+/** The SPSC ring: the shm-ring channel and spin rows at 64 B. */
+function spscTable(ctx: SeedContext): Table {
+  const { byKey, codecOf, meanNs } = ctx;
   const spscRef = reference("spsc");
   const spscRows: string[][] = [];
   const spscValues: (number | undefined)[][] = [];
@@ -176,7 +224,29 @@ export function seedComparison(report: BenchReport): SeedComparison {
     ]);
   }
 
-  const idle = idleCpuByKey(report);
+  return {
+    title: "SPSC shared-memory ring, 64 B messages",
+    note: `Published: a tuned Go SPSC ring, 64 B messages. This run: the shm-ring channel layer (the ring with frames, no RPC) and the spin RPC row at 64 B; mean and p99 of the round trip with one message in flight, msgs/s one way (streaming). Memory: the shared segment of one connection with the package's default rings (configured, not measured). Other hardware, another language: never compared as a ratio.`,
+    headers: [
+      "published (Go)",
+      "published mean",
+      "published p99",
+      "published msgs/s",
+      "published memory",
+      "this run: case",
+      "mean",
+      "p99",
+      "msgs/s (stream)",
+      "shared memory / connection",
+    ],
+    rows: spscRows,
+    values: spscValues,
+  };
+}
+
+/** Worker threads: rings vs postMessage vs processes, at 64 B, with the worker targets. */
+function workerTable(ctx: SeedContext): Table {
+  const { byKey, codecOf, meanNs, idle } = ctx;
   const workerRows: string[][] = [];
   const workerValues: (number | undefined)[][] = [];
   let lastSeed: string | undefined;
@@ -231,63 +301,25 @@ export function seedComparison(report: BenchReport): SeedComparison {
     `park idle CPU ${parkIdle === undefined ? "—" : `${parkIdle.toFixed(2)} % of a core`} (target ≤ 2 %)`,
   ];
 
-  const sizeText = sizes.length > 0 ? sizes.join(" and ") : "—";
-  const measuredGo = [...byKey.values()].some((x) => isGoTransport(x.spec.transport));
   return {
-    ipc: {
-      title: "UDS vs gRPC over UDS vs shared memory",
-      note: `Published: Go, 64-core server, ${PUBLISHED_PAYLOAD} B payloads. This run: Node.js on this machine, the raw codec (baselines: bytes) at ${sizeText}${sizes.includes(`${PUBLISHED_PAYLOAD}B`) ? "" : ` (the measured sizes around ${PUBLISHED_PAYLOAD} B; \`--sizes ${PUBLISHED_PAYLOAD}\` measures it exactly)`}; p50 and p99 with one call in flight, msgs/s with 64 in flight.${measuredGo ? " The go-* rows are Go on this machine, in this run (grpc-go and a plain net.UnixConn echo, apps/bench/go): the published programs' language on the published programs' job, measured like nearwire's rows." : " No go-* rows: Go is not installed here (apt-get install golang-go golang-google-grpc-dev golang-google-protobuf-dev adds them)."} Published columns: other hardware, another language: side by side for orientation, never as a ratio.`,
-      headers: [
-        "published (Go)",
-        "published p50",
-        "published p99",
-        "published QPS",
-        "this run: case",
-        "p50",
-        "p99",
-        "msgs/s ×64",
-      ],
-      rows: ipcRows,
-      values: ipcValues,
-    },
-    spsc: {
-      title: "SPSC shared-memory ring, 64 B messages",
-      note: `Published: a tuned Go SPSC ring, 64 B messages. This run: the shm-ring channel layer (the ring with frames, no RPC) and the spin RPC row at 64 B; mean and p99 of the round trip with one message in flight, msgs/s one way (streaming). Memory: the shared segment of one connection with the package's default rings (configured, not measured). Other hardware, another language: never compared as a ratio.`,
-      headers: [
-        "published (Go)",
-        "published mean",
-        "published p99",
-        "published msgs/s",
-        "published memory",
-        "this run: case",
-        "mean",
-        "p99",
-        "msgs/s (stream)",
-        "shared memory / connection",
-      ],
-      rows: spscRows,
-      values: spscValues,
-    },
-    worker: {
-      title: "Worker threads: rings vs postMessage vs processes, 64 B messages",
-      note: `Published: Go, 64 B messages, a shared-memory SPSC ring between processes and an in-process SPSC channel. This run: the worker rows (server in a worker thread of the client process, both pinned to cores 0–1), Node's own thread channel \`MessagePort.postMessage\` (bare-postmessage) and the shm-ring channel between processes; mean, p50 and p99 of the round trip with one message in flight, msgs/s one way (streaming); fixed memory per connection (configured, not measured); idle CPU: process.cpuUsage of the client process (both threads) over one idle second with the connection parked, percent of a core. Targets, this run's rows only: ${targets.join("; ")}. Published columns: other hardware, another language — never a ratio.`,
-      headers: [
-        "published (Go)",
-        "published mean",
-        "published p99",
-        "published msgs/s",
-        "published memory",
-        "this run: case",
-        "mean",
-        "p50",
-        "p99",
-        "msgs/s (stream)",
-        "fixed memory / connection",
-        "idle CPU (park)",
-      ],
-      rows: workerRows,
-      values: workerValues,
-    },
+    title: "Worker threads: rings vs postMessage vs processes, 64 B messages",
+    note: `Published: Go, 64 B messages, a shared-memory SPSC ring between processes and an in-process SPSC channel. This run: the worker rows (server in a worker thread of the client process, both pinned to cores 0–1), Node's own thread channel \`MessagePort.postMessage\` (bare-postmessage) and the shm-ring channel between processes; mean, p50 and p99 of the round trip with one message in flight, msgs/s one way (streaming); fixed memory per connection (configured, not measured); idle CPU: process.cpuUsage of the client process (both threads) over one idle second with the connection parked, percent of a core. Targets, this run's rows only: ${targets.join("; ")}. Published columns: other hardware, another language — never a ratio.`,
+    headers: [
+      "published (Go)",
+      "published mean",
+      "published p99",
+      "published msgs/s",
+      "published memory",
+      "this run: case",
+      "mean",
+      "p50",
+      "p99",
+      "msgs/s (stream)",
+      "fixed memory / connection",
+      "idle CPU (park)",
+    ],
+    rows: workerRows,
+    values: workerValues,
   };
 }
 

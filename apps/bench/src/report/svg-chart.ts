@@ -73,33 +73,7 @@ export function renderBarChart(chart: BarChart): string {
   const plotH = slots.reduce((a, s) => a + heightOf(s.length) + groupGap, groupGap);
   const height = top + plotH + 50 + legendRows * 20;
 
-  const all = chart.groups
-    .flatMap((g) => [...g.values, ...(g.markers ?? [])])
-    .filter((v): v is number => v !== undefined && v > 0);
-  const maxV = all.length > 0 ? Math.max(...all) : 1;
-  const minV = all.length > 0 ? Math.min(...all) : 1;
-  let lo: number;
-  let hi: number;
-  let ticks: number[];
-  if (chart.log) {
-    lo = 10 ** Math.floor(Math.log10(minV));
-    hi = 10 ** Math.ceil(Math.log10(maxV));
-    if (hi === lo) hi = lo * 10;
-    ticks = [];
-    for (let t = lo; t <= hi * 1.0001; t *= 10) ticks.push(t);
-  } else {
-    lo = 0;
-    const step = niceStep(maxV);
-    hi = Math.ceil(maxV / step) * step;
-    ticks = [];
-    for (let t = 0; t <= hi + step / 2; t += step) ticks.push(t);
-  }
-  const x = (v: number) => {
-    const f = chart.log
-      ? (Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))
-      : (v - lo) / (hi - lo);
-    return labelW + Math.max(0, Math.min(1, f)) * plotW;
-  };
+  const { ticks, x } = axisScale(chart, labelW, plotW);
 
   const out: string[] = [];
   out.push(
@@ -175,6 +149,51 @@ export function renderBarChart(chart: BarChart): string {
     gy += groupH + groupGap;
   });
 
+  out.push(...legendLines(chart, labelW, axisY));
+  out.push("</svg>");
+  return `${out.join("\n")}\n`;
+}
+
+/** The value axis: its ticks, and `x(value)`, the value's position (clamped to the plot). */
+function axisScale(
+  chart: BarChart,
+  labelW: number,
+  plotW: number,
+): { ticks: number[]; x: (v: number) => number } {
+  const all = chart.groups
+    .flatMap((g) => [...g.values, ...(g.markers ?? [])])
+    .filter((v): v is number => v !== undefined && v > 0);
+  const maxV = all.length > 0 ? Math.max(...all) : 1;
+  const minV = all.length > 0 ? Math.min(...all) : 1;
+  let lo: number;
+  let hi: number;
+  let ticks: number[];
+  if (chart.log) {
+    lo = 10 ** Math.floor(Math.log10(minV));
+    hi = 10 ** Math.ceil(Math.log10(maxV));
+    if (hi === lo) hi = lo * 10;
+    ticks = [];
+    for (let t = lo; t <= hi * 1.0001; t *= 10) ticks.push(t);
+  } else {
+    lo = 0;
+    const step = niceStep(maxV);
+    hi = Math.ceil(maxV / step) * step;
+    ticks = [];
+    for (let t = 0; t <= hi + step / 2; t += step) ticks.push(t);
+  }
+  const x = (v: number) => {
+    const f = chart.log
+      ? (Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))
+      : (v - lo) / (hi - lo);
+    return labelW + Math.max(0, Math.min(1, f)) * plotW;
+  };
+
+  return { ticks, x };
+}
+
+/** The legend: a swatch per series (and the marker's line), four to a row below the axis. */
+function legendLines(chart: BarChart, labelW: number, axisY: number): string[] {
+  const out: string[] = [];
   const legend = [...chart.series.map((s) => ({ name: s.name, color: s.color, marker: false }))];
   if (chart.markerLabel) legend.push({ name: chart.markerLabel, color: "#222", marker: true });
   legend.forEach((l, i) => {
@@ -187,6 +206,5 @@ export function renderBarChart(chart: BarChart): string {
     else out.push(`<rect x="${lx}" y="${ly - 10}" width="14" height="12" fill="${l.color}"/>`);
     out.push(`<text x="${lx + 20}" y="${ly}">${esc(l.name)}</text>`);
   });
-  out.push("</svg>");
-  return `${out.join("\n")}\n`;
+  return out;
 }

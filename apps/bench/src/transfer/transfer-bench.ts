@@ -169,172 +169,217 @@ export async function runTransferBench(
 ): Promise<TransferReport> {
   const startedAt = new Date().toISOString();
   const loadAtStart = loadavg()[0] as number;
-  const work = mkdtempSync(join(tmpdir(), "nearwire-bench-transfer-"));
-  const memoryDir = existsSync("/dev/shm")
-    ? mkdtempSync(join("/dev/shm", "nearwire-bench-transfer-"))
-    : undefined;
-  const timing = SEED_TIMING[settings.profile];
-  const [clientCore, serverCore] = settings.pin ? [0, 1] : [undefined, undefined];
+  const rig = new Rig(settings);
   const runs: TransferRun[] = [];
-  let n = 0;
-  const children = new Set<Child>();
-  const start = (role: string, args: unknown, core: number | undefined) => {
-    const c = new Child(role, args, core);
-    children.add(c);
-    return c;
-  };
-  const stopAll = () => {
-    for (const c of children) c.kill();
-    children.clear();
-  };
-  const fileRoot = join(work, "root");
-  mkdirSync(fileRoot);
-  const memRoot = memoryDir === undefined ? undefined : join(memoryDir, "root");
-  if (memRoot !== undefined) mkdirSync(memRoot);
-  const src = (bytes: number) => {
-    const p = join(work, `src-${sizeLabel(bytes)}.bin`);
-    makeSource(p, bytes);
-    return p;
-  };
-
   try {
     for (const spec of cases) {
       const t0 = Date.now();
       const run: TransferRun = { spec };
       runs.push(run);
       try {
-        if (spec.kind === "baseline") {
-          const from = src(spec.bytes);
-          const to = join(work, "baseline-copy.bin");
-          rmSync(to, { force: true });
-          try {
-            if (spec.baseline === "cp" || spec.baseline === "cp-fsync") {
-              const argv =
-                spec.baseline === "cp"
-                  ? ["cp", [from, to]]
-                  : ["sh", ["-c", 'cp "$0" "$1" && sync "$1"', from, to]];
-              const begin = process.hrtime.bigint();
-              const r = spawnSync(argv[0] as string, argv[1] as string[], { stdio: "pipe" });
-              run.elapsedNs = Number(process.hrtime.bigint() - begin);
-              if (r.status !== 0)
-                throw new Error(`${argv[0]} exited ${r.status}: ${String(r.stderr).trim()}`);
-            } else {
-              const address = join(work, `bare-${++n}.sock`);
-              const fsync = spec.baseline === "bare-net-uds-fsync";
-              const server = start(
-                "bare-serve",
-                { address, file: to, fsync } satisfies BareArgs,
-                serverCore,
-              );
-              await server.expect("ready");
-              const client = start(
-                "bare-client",
-                { address, file: from, fsync } satisfies BareArgs,
-                clientCore,
-              );
-              await client.expect("warmed");
-              server.send({ t: "mark" });
-              await server.expect("marked");
-              const begin = process.hrtime.bigint();
-              client.send({ t: "go" });
-              const done = await server.expect("done");
-              run.elapsedNs = Number(process.hrtime.bigint() - begin);
-              run.server = done.figures;
-              const result = (await client.expect("result")).result;
-              run.client = pick(result);
-              rmSync(address, { force: true });
-            }
-            run.count = 1;
-            run.bytes = spec.bytes;
-            if (statSync(to).size !== spec.bytes)
-              throw new Error(`copy has ${statSync(to).size} B, expected ${spec.bytes} B`);
-          } finally {
-            rmSync(to, { force: true });
-          }
-        } else {
-          const memory = spec.kind !== "seed" && spec.where === "memory";
-          const root = memory ? memRoot : fileRoot;
-          if (root === undefined) throw new Error("no tmpfs at /dev/shm for memory-to-memory rows");
-          const address =
-            spec.transport === "tcp" ? "tcp:127.0.0.1:0" : join(work, `t-${++n}.sock`);
-          let from = "";
-          if (spec.kind !== "seed") {
-            if (spec.direction === "upload" && spec.where === "file") from = src(spec.bytes);
-            if (spec.direction === "download")
-              for (let i = 0; i < spec.concurrency; i++) {
-                const target = join(root, ...largeName(spec, i).split("/"));
-                if (!existsSync(target) || statSync(target).size !== spec.bytes) {
-                  mkdirSync(dirname(target), { recursive: true });
-                  copyFileSync(src(spec.bytes), target);
-                }
-              }
-          }
-          const server = start(
-            "serve",
-            {
-              transport: spec.transport,
-              codec: spec.codec,
-              address,
-              root,
-            } satisfies ServeArgs,
-            serverCore,
-          );
-          const ready = await server.expect("ready");
-          const client = start(
-            "client",
-            {
-              spec,
-              address: ready.address,
-              src: from,
-              dest: join(work, "dest"),
-              warmupMs: timing.warmupMs,
-              durationMs: timing.durationMs,
-            } satisfies ClientArgs,
-            clientCore,
-          );
-          await client.expect("warmed");
-          server.send({ t: "mark" });
-          await server.expect("marked");
-          client.send({ t: "go" });
-          const result = (await client.expect("result")).result;
-          server.send({ t: "report" });
-          run.server = (await server.expect("figures")).figures;
-          run.client = pick(result);
-          run.elapsedNs = result.elapsedNs;
-          run.count = result.count;
-          run.bytes = result.bytes;
-          if (result.meanNs !== undefined) run.meanNs = result.meanNs;
-          if (result.p99Ns !== undefined) run.p99Ns = result.p99Ns;
-          if (!address.startsWith("tcp:")) rmSync(address, { force: true });
-          if (spec.kind === "seed") rmSync(join(root, "seed"), { recursive: true, force: true });
-          if (spec.kind !== "seed" && spec.direction === "download" && spec.where === "file")
-            for (let i = 0; i < spec.concurrency; i++)
-              rmSync(join(work, `dest-${i}`), { force: true });
-        }
+        if (spec.kind === "baseline") await runBaseline(rig, spec, run);
+        else await runTransfer(rig, spec, run);
       } catch (err) {
         run.error = (err as Error).message;
       } finally {
-        stopAll();
+        rig.stopAll();
       }
       settings.out(`  ${spec.key.padEnd(58)} ${describe(run)}  (${Date.now() - t0} ms)`);
     }
   } finally {
-    stopAll();
-    rmSync(work, { recursive: true, force: true });
-    if (memoryDir !== undefined) rmSync(memoryDir, { recursive: true, force: true });
+    rig.dispose();
   }
   return {
     profile: settings.profile,
     startedAt,
     finishedAt: new Date().toISOString(),
     pin: settings.pin,
-    seedTiming: timing,
+    seedTiming: rig.timing,
     fileDir: `${tmpdir()} (${fsType(tmpdir())})`,
-    memoryDir: memoryDir === undefined ? undefined : `/dev/shm (${fsType("/dev/shm")})`,
+    memoryDir: rig.memoryDir === undefined ? undefined : `/dev/shm (${fsType("/dev/shm")})`,
     loadAverage: { start: loadAtStart, end: loadavg()[0] as number },
     cores: availableParallelism(),
     runs,
   };
+}
+
+/** The run's directories, source files and child processes. */
+class Rig {
+  readonly work = mkdtempSync(join(tmpdir(), "nearwire-bench-transfer-"));
+  readonly memoryDir = existsSync("/dev/shm")
+    ? mkdtempSync(join("/dev/shm", "nearwire-bench-transfer-"))
+    : undefined;
+  /** Served roots: on the run's temp directory, and on tmpfs when there is one. */
+  readonly fileRoot: string;
+  readonly memRoot: string | undefined;
+  readonly timing: (typeof SEED_TIMING)[keyof typeof SEED_TIMING];
+  readonly clientCore: number | undefined;
+  readonly serverCore: number | undefined;
+  readonly #children = new Set<Child>();
+  #n = 0;
+
+  constructor(settings: TransferBenchSettings) {
+    this.timing = SEED_TIMING[settings.profile];
+    [this.clientCore, this.serverCore] = settings.pin ? [0, 1] : [undefined, undefined];
+    this.fileRoot = join(this.work, "root");
+    mkdirSync(this.fileRoot);
+    this.memRoot = this.memoryDir === undefined ? undefined : join(this.memoryDir, "root");
+    if (this.memRoot !== undefined) mkdirSync(this.memRoot);
+  }
+
+  /** A fresh number for a socket name. */
+  next(): number {
+    return ++this.#n;
+  }
+
+  /** Starts a child process of `role` on `core`. */
+  start(role: string, args: unknown, core: number | undefined): Child {
+    const c = new Child(role, args, core);
+    this.#children.add(c);
+    return c;
+  }
+
+  stopAll(): void {
+    for (const c of this.#children) c.kill();
+    this.#children.clear();
+  }
+
+  /** The source file of `bytes` random bytes (made once per size). */
+  src(bytes: number): string {
+    const p = join(this.work, `src-${sizeLabel(bytes)}.bin`);
+    makeSource(p, bytes);
+    return p;
+  }
+
+  dispose(): void {
+    this.stopAll();
+    rmSync(this.work, { recursive: true, force: true });
+    if (this.memoryDir !== undefined) rmSync(this.memoryDir, { recursive: true, force: true });
+  }
+}
+
+/** A baseline row: `cp` (with or without sync) or a bare `node:net` pipeline. */
+async function runBaseline(
+  rig: Rig,
+  spec: Extract<TransferCase, { kind: "baseline" }>,
+  run: TransferRun,
+): Promise<void> {
+  const { work, serverCore, clientCore } = rig;
+  const start = rig.start.bind(rig);
+  const from = rig.src(spec.bytes);
+  const to = join(work, "baseline-copy.bin");
+  rmSync(to, { force: true });
+  try {
+    if (spec.baseline === "cp" || spec.baseline === "cp-fsync") {
+      const argv =
+        spec.baseline === "cp"
+          ? ["cp", [from, to]]
+          : ["sh", ["-c", 'cp "$0" "$1" && sync "$1"', from, to]];
+      const begin = process.hrtime.bigint();
+      const r = spawnSync(argv[0] as string, argv[1] as string[], { stdio: "pipe" });
+      run.elapsedNs = Number(process.hrtime.bigint() - begin);
+      if (r.status !== 0)
+        throw new Error(`${argv[0]} exited ${r.status}: ${String(r.stderr).trim()}`);
+    } else {
+      const address = join(work, `bare-${rig.next()}.sock`);
+      const fsync = spec.baseline === "bare-net-uds-fsync";
+      const server = start(
+        "bare-serve",
+        { address, file: to, fsync } satisfies BareArgs,
+        serverCore,
+      );
+      await server.expect("ready");
+      const client = start(
+        "bare-client",
+        { address, file: from, fsync } satisfies BareArgs,
+        clientCore,
+      );
+      await client.expect("warmed");
+      server.send({ t: "mark" });
+      await server.expect("marked");
+      const begin = process.hrtime.bigint();
+      client.send({ t: "go" });
+      const done = await server.expect("done");
+      run.elapsedNs = Number(process.hrtime.bigint() - begin);
+      run.server = done.figures;
+      const result = (await client.expect("result")).result;
+      run.client = pick(result);
+      rmSync(address, { force: true });
+    }
+    run.count = 1;
+    run.bytes = spec.bytes;
+    if (statSync(to).size !== spec.bytes)
+      throw new Error(`copy has ${statSync(to).size} B, expected ${spec.bytes} B`);
+  } finally {
+    rmSync(to, { force: true });
+  }
+}
+
+/** A transfer row (upload, download, seed scenario) over a transport and codec. */
+async function runTransfer(
+  rig: Rig,
+  spec: Exclude<TransferCase, { kind: "baseline" }>,
+  run: TransferRun,
+): Promise<void> {
+  const { work, serverCore, clientCore, timing, fileRoot, memRoot } = rig;
+  const start = rig.start.bind(rig);
+  const src = rig.src.bind(rig);
+  const memory = spec.kind !== "seed" && spec.where === "memory";
+  const root = memory ? memRoot : fileRoot;
+  if (root === undefined) throw new Error("no tmpfs at /dev/shm for memory-to-memory rows");
+  const address = spec.transport === "tcp" ? "tcp:127.0.0.1:0" : join(work, `t-${rig.next()}.sock`);
+  let from = "";
+  if (spec.kind !== "seed") {
+    if (spec.direction === "upload" && spec.where === "file") from = src(spec.bytes);
+    if (spec.direction === "download")
+      for (let i = 0; i < spec.concurrency; i++) {
+        const target = join(root, ...largeName(spec, i).split("/"));
+        if (!existsSync(target) || statSync(target).size !== spec.bytes) {
+          mkdirSync(dirname(target), { recursive: true });
+          copyFileSync(src(spec.bytes), target);
+        }
+      }
+  }
+  const server = start(
+    "serve",
+    {
+      transport: spec.transport,
+      codec: spec.codec,
+      address,
+      root,
+    } satisfies ServeArgs,
+    serverCore,
+  );
+  const ready = await server.expect("ready");
+  const client = start(
+    "client",
+    {
+      spec,
+      address: ready.address,
+      src: from,
+      dest: join(work, "dest"),
+      warmupMs: timing.warmupMs,
+      durationMs: timing.durationMs,
+    } satisfies ClientArgs,
+    clientCore,
+  );
+  await client.expect("warmed");
+  server.send({ t: "mark" });
+  await server.expect("marked");
+  client.send({ t: "go" });
+  const result = (await client.expect("result")).result;
+  server.send({ t: "report" });
+  run.server = (await server.expect("figures")).figures;
+  run.client = pick(result);
+  run.elapsedNs = result.elapsedNs;
+  run.count = result.count;
+  run.bytes = result.bytes;
+  if (result.meanNs !== undefined) run.meanNs = result.meanNs;
+  if (result.p99Ns !== undefined) run.p99Ns = result.p99Ns;
+  if (!address.startsWith("tcp:")) rmSync(address, { force: true });
+  if (spec.kind === "seed") rmSync(join(root, "seed"), { recursive: true, force: true });
+  if (spec.kind !== "seed" && spec.direction === "download" && spec.where === "file")
+    for (let i = 0; i < spec.concurrency; i++) rmSync(join(work, `dest-${i}`), { force: true });
 }
 
 function pick(r: ClientResult): ProcessFigures {
