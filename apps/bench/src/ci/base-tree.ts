@@ -46,9 +46,18 @@ export function baseTreeAt(dir: string): BaseTree | NoBaseTree {
 /**
  * The base revision when none is given: `HEAD` when tracked files have uncommitted changes
  * (the change under test is the working tree), else `HEAD~1` (the change is the last commit).
+ * Files a build step rewrites are not a change under test: CI's `docs:api` retakes the
+ * committed screenshots before the gate runs, and must not turn the gate into HEAD ÷ HEAD.
  */
 export function defaultBaseRev(repoRoot: string): string {
-  const status = git(repoRoot, ["status", "--porcelain", "--untracked-files=no"]);
+  const status = git(repoRoot, [
+    "status",
+    "--porcelain",
+    "--untracked-files=no",
+    "--",
+    ".",
+    ":(exclude)docs/screenshots",
+  ]);
   return status.ok && status.out.trim() !== "" ? "HEAD" : "HEAD~1";
 }
 
