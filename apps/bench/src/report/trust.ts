@@ -27,7 +27,7 @@ export function doubtCell(s: CaseSummary): string {
 
 /** What the ⚠ marks mean: the legend printed with every table that has a flags column. */
 export const DOUBT_LEGEND =
-  "⚠ = not a result: unsteady = a run's warm-up reached its cap before three successive 100 ms windows agreed (`warmup.steady: false` in the JSON); loaded = other processes shared the CPUs while a run was measured (they used more than half a core during its window, or the 1-minute load average exceeded the core count); unstable = the runs disagree (see the spread table). The HTML report's What to pick leaves these rows out; measure them again on an idle machine, with --repeat.";
+  "⚠ = not a result: unsteady = a run's warm-up reached its cap before three successive 100 ms windows agreed (`warmup.steady: false` in the JSON); loaded = other processes shared the CPUs while a run was measured (they used more than a core's worth of CPU during its window; without /proc/stat, the 1-minute load average exceeded the core count); unstable = the runs disagree (see the spread table). The HTML report's What to pick leaves these rows out; measure them again on an idle machine, with --repeat.";
 
 /**
  * One line naming how many measured rows are flagged and why (`⚠ 3 of 40 rows are not
