@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import {
   closeSync,
   copyFileSync,
@@ -82,7 +83,15 @@ export interface TransferBenchSettings {
 const here = fileURLToPath(import.meta.url);
 const fromSource = here.endsWith(".ts");
 const CHILD = join(dirname(here), fromSource ? "transfer-child.ts" : "transfer-child.js");
-const NODE_ARGS = fromSource ? ["--import", "tsx"] : [];
+/**
+ * Node flags of every transfer child process: tsx when run from source, plus the
+ * whitespace-separated `NEARWIRE_BENCH_CHILD_NODE_ARGS` (e.g. `--cpu-prof --cpu-prof-dir=DIR`
+ * for a profile of each side, which `NODE_OPTIONS` does not allow).
+ */
+const NODE_ARGS = [
+  ...(fromSource ? ["--import", "tsx"] : []),
+  ...(process.env.NEARWIRE_BENCH_CHILD_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
+];
 /** Longest a single case may take before its processes are killed. */
 const CASE_TIMEOUT_MS = 600_000;
 
@@ -141,8 +150,23 @@ class Child {
     }
   }
 
-  kill(): void {
-    if (!this.#exited && this.proc.pid !== undefined) this.proc.kill("SIGKILL");
+  /**
+   * Ends the process: closes its IPC channel (a child exits on that, writing a `--cpu-prof`
+   * profile if asked), and kills it by PID if it has not exited within `graceMs`.
+   */
+  async stop(graceMs: number): Promise<void> {
+    if (this.#exited || this.proc.pid === undefined) return;
+    const exited = once(this.proc, "exit");
+    if (this.proc.connected) this.proc.disconnect();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      exited,
+      new Promise<void>((r) => {
+        timer = setTimeout(r, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!this.#exited) this.proc.kill("SIGKILL");
   }
 }
 
@@ -182,12 +206,12 @@ export async function runTransferBench(
       } catch (err) {
         run.error = (err as Error).message;
       } finally {
-        rig.stopAll();
+        await rig.stopAll();
       }
       settings.out(`  ${spec.key.padEnd(58)} ${describe(run)}  (${Date.now() - t0} ms)`);
     }
   } finally {
-    rig.dispose();
+    await rig.dispose();
   }
   return {
     profile: settings.profile,
@@ -239,9 +263,11 @@ class Rig {
     return c;
   }
 
-  stopAll(): void {
-    for (const c of this.#children) c.kill();
+  /** Stops every child (see {@link Child.stop}): 2 s for a clean exit, then SIGKILL. */
+  async stopAll(): Promise<void> {
+    const children = [...this.#children];
     this.#children.clear();
+    await Promise.all(children.map((c) => c.stop(2000)));
   }
 
   /** The source file of `bytes` random bytes (made once per size). */
@@ -251,8 +277,8 @@ class Rig {
     return p;
   }
 
-  dispose(): void {
-    this.stopAll();
+  async dispose(): Promise<void> {
+    await this.stopAll();
     rmSync(this.work, { recursive: true, force: true });
     if (this.memoryDir !== undefined) rmSync(this.memoryDir, { recursive: true, force: true });
   }
