@@ -44,14 +44,25 @@ type Field =
   | { bytes: Uint8Array }
   | { str: string };
 
-function encode(fields: Field[]): Uint8Array {
+/** Strings as their UTF-8 bytes; the encoded size of the fields. */
+function prepare(fields: Field[]): { parts: Field[]; bytes: number } {
   const parts = fields.map((f) => ("str" in f ? { bytes: Buffer.from(f.str, "utf8") } : f));
-  let n = 0;
+  let bytes = 0;
   for (const f of parts)
-    n += "i64" in f ? 8 : "u32" in f ? 4 : "u8" in f ? 1 : 4 + f.bytes.byteLength;
-  const out = new Uint8Array(n);
-  const view = new DataView(out.buffer);
-  let pos = 0;
+    bytes +=
+      "i64" in f
+        ? 8
+        : "u32" in f
+          ? 4
+          : "u8" in f
+            ? 1
+            : 4 + (f as { bytes: Uint8Array }).bytes.byteLength;
+  return { parts, bytes };
+}
+
+/** Writes prepared fields at `dest[pos …]` (the caller checked the room). */
+function writeFields(parts: Field[], dest: Uint8Array, pos: number): void {
+  const view = new DataView(dest.buffer, dest.byteOffset, dest.byteLength);
   for (const f of parts) {
     if ("i64" in f) {
       if (!Number.isSafeInteger(f.i64) || f.i64 < -1)
@@ -66,13 +77,30 @@ function encode(fields: Field[]): Uint8Array {
     } else if ("u8" in f) {
       view.setUint8(pos, f.u8);
       pos += 1;
-    } else {
+    } else if ("bytes" in f) {
       view.setUint32(pos, f.bytes.byteLength, true);
-      out.set(f.bytes, pos + 4);
+      dest.set(f.bytes, pos + 4);
       pos += 4 + f.bytes.byteLength;
     }
   }
+}
+
+function encode(fields: Field[]): Uint8Array {
+  const { parts, bytes } = prepare(fields);
+  const out = new Uint8Array(bytes);
+  writeFields(parts, out, 0);
   return out;
+}
+
+/**
+ * Encodes into `dest[start … end)` (the engine's send slot: a 64 KiB chunk is copied once,
+ * straight behind its frame head); -1 when it does not fit.
+ */
+function encodeIntoRange(fields: Field[], dest: Uint8Array, start: number, end: number): number {
+  const { parts, bytes } = prepare(fields);
+  if (start + bytes > end) return -1;
+  writeFields(parts, dest, start);
+  return bytes;
 }
 
 class Reader {
@@ -128,7 +156,12 @@ class Reader {
 }
 
 function layout<T>(enc: (v: T) => Field[], dec: (r: Reader) => T): MessageCodec<T> {
-  return { decodesInPlace: true, encode: (v) => encode(enc(v)), decode: (b) => dec(new Reader(b)) };
+  return {
+    decodesInPlace: true,
+    encode: (v) => encode(enc(v)),
+    encodeIntoRange: (v, dest, start, end) => encodeIntoRange(enc(v), dest, start, end),
+    decode: (b) => dec(new Reader(b)),
+  };
 }
 
 const statusRequest = layout<StatusRequest>(
