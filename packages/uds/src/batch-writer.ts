@@ -7,6 +7,12 @@
  * handed to the socket (a new one allocated) when it did not. A larger payload is written as its
  * own buffer between its header and trailer, without copying: do not modify a payload after
  * `send`.
+ *
+ * A frame filled in place (`sendWith`) that does not fit an empty batch is filled into a big
+ * buffer ({@link BIG_BUFFER_BYTES}) shared out frame after frame and written at once: a
+ * 64 KiB or 1 MiB chunk of bulk data is copied once, into memory that is reused (the buffer
+ * goes back to a process-wide pool when its last write completed), with no buffer made per
+ * frame. Under backpressure the socket gathers such writes into one `writev`.
  */
 import type net from "node:net";
 import {
@@ -25,6 +31,51 @@ export const LARGE_PAYLOAD_BYTES = 16 * 1024;
 
 /** Size of the send batch buffer (64 KiB). */
 export const BATCH_BYTES = 64 * 1024;
+
+/**
+ * Size of a big buffer (1 MiB + 64 KiB: a 1 MiB chunk with its envelope fits). A frame larger
+ * than this takes the copying path (`sendWith` returns false).
+ */
+export const BIG_BUFFER_BYTES = 1024 * 1024 + 64 * 1024;
+
+/** Big buffers kept for reuse by the writers of the process (4.25 MiB at most). */
+const BIG_POOL_MAX = 4;
+
+/** A big buffer: frames are filled in one after another until the next one does not fit. */
+class BigBuffer {
+  readonly bytes = Buffer.allocUnsafeSlow(BIG_BUFFER_BYTES);
+  /** Where the next frame starts. */
+  used = 0;
+  /** Writes handed to a socket and not completed. */
+  pending = 0;
+  /** No more frames go in: back to the pool once `pending` is 0. */
+  retired = false;
+  /** Who to wake when a write completes (the writer that filled it). */
+  wake: () => void = noop;
+  /** The callback of every write of this buffer (one closure per buffer, not per write). */
+  readonly onWritten = (): void => {
+    this.pending--;
+    if (this.retired && this.pending === 0) releaseBig(this);
+    this.wake();
+  };
+}
+
+const bigPool: BigBuffer[] = [];
+
+function takeBig(wake: () => void): BigBuffer {
+  const b = bigPool.pop() ?? new BigBuffer();
+  b.used = 0;
+  b.retired = false;
+  b.wake = wake;
+  return b;
+}
+
+function releaseBig(b: BigBuffer): void {
+  b.wake = noop;
+  if (bigPool.length < BIG_POOL_MAX) bigPool.push(b);
+}
+
+function noop(): void {}
 
 /**
  * A batch is written as soon as it holds this many bytes, without waiting for the end of the
@@ -55,6 +106,8 @@ export class BatchWriter {
   /** Allocated at the first send (an idle connection holds none), again after a queued write. */
   #batch: Buffer = NO_BATCH;
   #batchLength = 0;
+  /** Where frames too large for the batch are filled (see the file's comment). */
+  #big: BigBuffer | undefined;
   #flushScheduled = false;
   /** The batch length that triggers an early write now (doubles within a run of sends). */
   #earlyFlushAt = EARLY_FLUSH_BYTES;
@@ -124,12 +177,52 @@ export class BatchWriter {
         return true;
       }
       if (start === 0) {
-        if (batch.length !== 0) return false;
+        if (batch.length !== 0) return this.#sendBig(type, fill, maxPayloadBytes);
         this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
         continue;
       }
       this.flush();
     }
+  }
+
+  /**
+   * `sendWith` for a frame that does not fit an empty batch: filled into the big buffer (a
+   * fresh one when the current one has too little room left) and written at once.
+   */
+  #sendBig(
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+    maxPayloadBytes: number,
+  ): boolean {
+    for (let fresh = false; ; fresh = true) {
+      let big = this.#big;
+      if (big === undefined || fresh) {
+        if (big !== undefined) this.#retireBig(big);
+        big = takeBig(this.wakeWaiters);
+        this.#big = big;
+      }
+      const bytes = big.bytes;
+      const start = big.used;
+      const room = bytes.length - start - FRAME_HEADER_BYTES;
+      const limit = Math.min(room, maxPayloadBytes + FRAME_TRAILER_BYTES);
+      const n = limit > FRAME_TRAILER_BYTES ? fill(bytes, start + FRAME_HEADER_BYTES, limit) : -1;
+      if (n >= 0 && n + FRAME_TRAILER_BYTES <= limit) {
+        writeFrameHeader(bytes, start, type, n);
+        const end = start + FRAME_HEADER_BYTES + n;
+        writeFrameTrailer(bytes, end, crc32cRange(bytes, start + 4, end));
+        big.used = end + FRAME_TRAILER_BYTES;
+        big.pending++;
+        this.#socket.write(bytes.subarray(start, big.used), big.onWritten);
+        return true;
+      }
+      if (start === 0) return false; // too large even for a big buffer: the caller copies
+    }
+  }
+
+  /** No more frames go into `big`; it returns to the pool when its writes completed. */
+  #retireBig(big: BigBuffer): void {
+    big.retired = true;
+    if (big.pending === 0) releaseBig(big);
   }
 
   /** The socket and the batch hold at least the high-water mark. */
@@ -148,9 +241,14 @@ export class BatchWriter {
     if (socket.writableLength > 0) this.#batch = NO_BATCH;
   }
 
-  /** Drops the frames still in the batch (the channel failed). */
+  /**
+   * Drops the frames still in the batch (the channel failed or closed) and gives the big buffer
+   * back (to the pool, once its writes completed).
+   */
   discard(): void {
     this.#batchLength = 0;
+    if (this.#big !== undefined) this.#retireBig(this.#big);
+    this.#big = undefined;
   }
 
   /**
