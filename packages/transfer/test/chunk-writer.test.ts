@@ -1,61 +1,87 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
-import { chunkWriter } from "../src/server/chunk-writer.js";
+import { chunkWriter, WRITE_BATCH_BYTES } from "../src/server/chunk-writer.js";
 import type { PartialUpload } from "../src/server/partial-upload.js";
 
-/** A PartialUpload whose writeMany records its batches and waits for `release()`. */
+/** A PartialUpload whose `write` records a copy of each batch and waits for `release()`. */
 function fakePartial(fail?: Error) {
-  const batches: number[][] = [];
-  let release!: () => void;
-  let gate = new Promise<void>((r) => {
-    release = r;
-  });
+  const batches: Uint8Array[] = [];
+  const gates: (() => void)[] = [];
   const partial = {
-    async writeMany(chunks: readonly Uint8Array[]) {
-      batches.push(chunks.map((c) => c[0] as number));
-      await gate;
-      gate = new Promise<void>((r) => {
-        release = r;
-      });
+    async write(data: Uint8Array) {
+      batches.push(data.slice());
+      await new Promise<void>((r) => gates.push(r));
       if (fail !== undefined) throw fail;
     },
   } as unknown as PartialUpload;
-  return { partial, batches, release: () => release() };
+  const releaseAll = async () => {
+    for (let i = 0; i < 50; i++) {
+      for (const g of gates.splice(0)) g();
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  return { partial, batches, releaseAll };
 }
 
-const chunk = (tag: number) => new Uint8Array([tag, 0, 0, 0]);
+/** `n` bytes counting up from `start` (mod 251), so any reordering or loss shows. */
+function bytes(start: number, n: number): Uint8Array {
+  const b = new Uint8Array(n);
+  for (let i = 0; i < n; i++) b[i] = (start + i) % 251;
+  return b;
+}
 
 describe("chunk writer", () => {
-  it("writes chunks that arrive during a write together, in order", async () => {
+  it("writes whole batches of WRITE_BATCH_BYTES, bytes in order, the rest at drain", async () => {
     const f = fakePartial();
     const w = chunkWriter(f.partial);
-    w.enqueue(chunk(1));
-    w.enqueue(chunk(2));
-    w.enqueue(chunk(3));
-    assert.equal(w.queuedBytes, 8);
-    const drained = w.drain();
-    f.release();
-    await new Promise((r) => setImmediate(r));
-    f.release();
-    await drained;
-    assert.deepEqual(f.batches, [[1], [2, 3]]);
-    assert.equal(w.queuedBytes, 0);
+    const chunk = 100_000; // does not divide the batch: chunks straddle batches
+    const total = 3 * WRITE_BATCH_BYTES + 12_345;
+    const pumping = (async () => {
+      for (let at = 0; at < total; at += chunk) {
+        const wait = w.write(bytes(at, Math.min(chunk, total - at)));
+        if (wait !== undefined) await wait;
+      }
+      await w.drain();
+    })();
+    await f.releaseAll();
+    await pumping;
+    w.release();
+    assert.deepEqual(
+      f.batches.map((b) => b.byteLength),
+      [WRITE_BATCH_BYTES, WRITE_BATCH_BYTES, WRITE_BATCH_BYTES, 12_345],
+    );
+    const all = Buffer.concat(f.batches);
+    assert.deepEqual(new Uint8Array(all), bytes(0, total));
   });
 
-  it("the first write error is thrown by drain and throwIfFailed; nothing more is written", async () => {
+  it("makes the handler wait only when a full batch is behind a write in flight", async () => {
+    const f = fakePartial();
+    const w = chunkWriter(f.partial);
+    const half = WRITE_BATCH_BYTES / 2;
+    assert.equal(w.write(bytes(0, half)), undefined);
+    assert.equal(w.write(bytes(half, half)), undefined, "first full batch starts writing");
+    assert.equal(w.write(bytes(2 * half, half)), undefined);
+    const wait = w.write(bytes(3 * half, half));
+    assert.ok(wait !== undefined, "second full batch waits for the first write");
+    await f.releaseAll();
+    await wait;
+    const drained = w.drain();
+    await f.releaseAll();
+    await drained;
+    assert.equal(f.batches.length, 2);
+  });
+
+  it("the first write error rejects the next write and drain; nothing more is written", async () => {
     const f = fakePartial(new NearwireError(Code.ResourceExhausted, "disk full"));
     const w = chunkWriter(f.partial);
-    w.enqueue(chunk(1));
-    w.enqueue(chunk(2));
-    f.release();
-    await assert.rejects(w.drain(), (err: NearwireError) => err.code === Code.ResourceExhausted);
-    assert.throws(
-      () => w.throwIfFailed(),
+    assert.equal(w.write(bytes(0, WRITE_BATCH_BYTES)), undefined);
+    await f.releaseAll();
+    await assert.rejects(
+      Promise.resolve(w.write(bytes(0, 10))),
       (err: NearwireError) => err.code === Code.ResourceExhausted,
     );
-    w.enqueue(chunk(3));
-    await assert.rejects(w.drain());
-    assert.deepEqual(f.batches, [[1]]);
+    await assert.rejects(w.drain(), (err: NearwireError) => err.code === Code.ResourceExhausted);
+    assert.equal(f.batches.length, 1);
   });
 });

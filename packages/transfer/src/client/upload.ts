@@ -1,5 +1,4 @@
 import { createHash, type Hash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Client } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
@@ -7,6 +6,7 @@ import { crc32c } from "@nearwire/frame";
 import { localFsError } from "../local-fs-error.js";
 import { plainBytes } from "../plain-bytes.js";
 import type { TransferServiceDefinition, UploadChunk } from "../service.js";
+import { FileMessages } from "./file-messages.js";
 import {
   type AttemptResult,
   callOptions,
@@ -34,16 +34,6 @@ export async function uploadOnce(
     st.partialBytes > 0 && st.partialSizeBytes === sizeBytes && sizeBytes >= 0
       ? st.partialBytes
       : 0;
-  const bytes =
-    typeof source === "string"
-      ? localReads(
-          createReadStream(source, {
-            highWaterMark: chunkBytes,
-            ...(opts.signal === undefined ? {} : { signal: opts.signal }),
-          }),
-          source,
-        )
-      : source;
   const progress = (transferredBytes: number) =>
     opts.onProgress?.({
       name,
@@ -54,10 +44,29 @@ export async function uploadOnce(
   const hash = createHash("sha256");
   const sent = { totalBytes: 0 };
   progress(resumeAt);
-  const reply = await rpc.upload(
-    uploadMessages({ name, sizeBytes, resumeAt, bytes, chunkBytes, hash, progress, sent }),
-    callOptions(opts),
-  );
+  const messages =
+    typeof source === "string"
+      ? new FileMessages({
+          path: source,
+          name,
+          sizeBytes,
+          resumeAt,
+          chunkBytes,
+          hash,
+          progress,
+          sent,
+        })
+      : uploadMessages({
+          name,
+          sizeBytes,
+          resumeAt,
+          bytes: source,
+          chunkBytes,
+          hash,
+          progress,
+          sent,
+        });
+  const reply = await rpc.upload(messages, callOptions(opts));
   if (!reply.committed)
     throw new NearwireError(Code.Internal, `upload of ${sent.totalBytes} B ended uncommitted`);
   return {
@@ -78,18 +87,6 @@ export async function fileSize(path: string): Promise<number> {
   return st.size;
 }
 
-/** The reads of the local file `path`; a failed read is a {@link localFsError}. */
-async function* localReads(
-  reads: AsyncIterable<Uint8Array>,
-  path: string,
-): AsyncGenerator<Uint8Array> {
-  try {
-    yield* reads;
-  } catch (err) {
-    throw localFsError(err, `local file ${JSON.stringify(path)}`);
-  }
-}
-
 /** What {@link uploadMessages} reads and reports. */
 interface UploadStream {
   name: string;
@@ -107,7 +104,7 @@ interface UploadStream {
 }
 
 /**
- * The upload's messages: the source cut into chunks, from `resumeAt` on. One chunk is held
+ * The upload's messages from a stream or iterable source (a file has {@link FileMessages}): the source cut into chunks, from `resumeAt` on. One chunk is held
  * back so the last one can carry `last` and the SHA-256 of the whole file.
  */
 async function* uploadMessages(s: UploadStream): AsyncGenerator<UploadChunk> {

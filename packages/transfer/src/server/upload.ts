@@ -5,7 +5,7 @@ import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes } from "../plain-bytes.js";
 import type { UploadChunk, UploadReply } from "../service.js";
-import { type ChunkWriter, chunkWriter, WRITE_QUEUE_BYTES } from "./chunk-writer.js";
+import { type ChunkWriter, chunkWriter } from "./chunk-writer.js";
 import { commitUpload } from "./commit.js";
 import { openPartialUpload, type PartialUpload, partialPaths } from "./partial-upload.js";
 import { lstatNoSymlink, notFoundAs, type OpenDir, openDirIn } from "./root-dir.js";
@@ -131,9 +131,8 @@ async function receive(
     const data = decodedBytes(msg.data);
     expected = checkChunk(limits, call.declared, msg, data, expected);
     partial.hash.update(data);
-    w.enqueue(data);
-    if (w.queuedBytes >= WRITE_QUEUE_BYTES) await w.drain();
-    else w.throwIfFailed();
+    const wait = w.write(data);
+    if (wait !== undefined) await wait;
     if (msg.last) {
       await w.drain();
       const reply = await commitUpload(
@@ -193,6 +192,7 @@ function checkChunk(
 /** Ends an upload call: pending writes, a checkpoint unless committed, handles, the lock. */
 async function release(call: UploadCall): Promise<void> {
   await call.writer?.drain().catch(() => {});
+  call.writer?.release();
   if (call.partial !== undefined) {
     if (!call.committed) await call.partial.checkpoint().catch(() => {});
     await call.partial.close().catch(() => {});
