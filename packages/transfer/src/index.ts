@@ -17,7 +17,7 @@ export type { TransferCodecName } from "./codecs/names.js";
 export { TRANSFER_CODEC_NAMES } from "./codecs/names.js";
 export { DOWNLOAD_PART_SUFFIX } from "./limits.js";
 export { createTransferHandlers } from "./server/handlers.js";
-export type { TransferHandlersOptions } from "./server/served-root.js";
+export type { Durability, TransferHandlersOptions } from "./server/served-root.js";
 export type {
   DownloadChunk,
   DownloadRequest,

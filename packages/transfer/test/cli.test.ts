@@ -103,12 +103,21 @@ describe("nearwire-transfer exit status and messages", () => {
       [["serve"], /serve needs --root DIR/],
       [["status", "a", "--root", "r"], /--root is not an option of status/],
       [["fetch", "a"], /unknown command "fetch"/],
+      [["serve", "--root", "r", "--durable", "sometimes"], /--durable sometimes is not one of/],
+      [["put", "a", "b", "--durable", "none"], /--durable is not an option of put/],
     ] as const) {
       const inv = parseCli([...args], {});
       assert.equal(inv.command, "usage-error", args.join(" "));
       assert.ok(inv.command === "usage-error");
       assert.match(inv.message, reason);
     }
+    assert.deepEqual(parseCli(["serve", "--root", "r", "--durable", "commit"], {}), {
+      command: "serve",
+      root: "r",
+      durable: "commit",
+      codec: "msgpack",
+      address: "/tmp/nearwire-transfer.sock",
+    });
     assert.deepEqual(parseCli(["get", "n", "f", "--retries", "2", "--codec", "raw"], {}), {
       command: "get",
       from: "n",

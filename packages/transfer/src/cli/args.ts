@@ -1,12 +1,14 @@
 import { parseArgs } from "node:util";
 import { TRANSFER_CODEC_NAMES, type TransferCodecName } from "../codecs/names.js";
 import { DEFAULT_MAX_CHUNK_BYTES } from "../limits.js";
+import type { Durability } from "../server/served-root.js";
 import { RETRY_BASE_MS, RETRY_MAX_MS } from "./backoff.js";
 import { DEFAULT_ADDRESS } from "./transport.js";
 
 /** The usage text: printed by `--help` (stdout) and after a usage error (stderr). */
 export const USAGE = `usage:
   nearwire-transfer serve --root DIR [--address A] [--codec C] [--sync-every-bytes N]
+                          [--durable full|commit|none]
   nearwire-transfer put FILE NAME [--address A] [--codec C] [--chunk-bytes N] [--retries N]
   nearwire-transfer get NAME FILE [--address A] [--codec C] [--chunk-bytes N] [--retries N]
   nearwire-transfer status NAME [--address A] [--codec C] [--retries N]
@@ -14,6 +16,8 @@ export const USAGE = `usage:
 --address A: a uds/tcp address (default $NEARWIRE_TRANSFER_ADDRESS or ${DEFAULT_ADDRESS})
 --codec C: ${TRANSFER_CODEC_NAMES.join(", ")} (default msgpack); the same on both sides
 --chunk-bytes N: bytes per chunk, 1 to ${DEFAULT_MAX_CHUNK_BYTES} (default 65536)
+--durable: full (default) checkpoints uploads every --sync-every-bytes and fsyncs commits,
+  commit only fsyncs commits, none never fsyncs (see the README)
 --retries N: after a lost connection, reconnect and resume up to N times (default 0), waiting
   ${RETRY_BASE_MS} ms, then twice as long each time (at most ${RETRY_MAX_MS} ms), with random jitter
 exit status: 0 done, 1 failed (CODE: message on stderr), 2 usage error, 130 interrupted (Ctrl-C)`;
@@ -28,7 +32,7 @@ interface Common {
 export type Invocation =
   | { command: "help" | "version" }
   | { command: "usage-error"; message: string }
-  | (Common & { command: "serve"; root: string; syncEveryBytes?: number })
+  | (Common & { command: "serve"; root: string; syncEveryBytes?: number; durable?: Durability })
   | (Common & {
       command: "put" | "get";
       /** put: the local file; get: the remote name. */
@@ -42,7 +46,7 @@ export type Invocation =
 
 /** The flags each command accepts besides `--address` and `--codec`. */
 const COMMANDS: Record<string, { args: number; flags: readonly string[] }> = {
-  serve: { args: 0, flags: ["root", "sync-every-bytes"] },
+  serve: { args: 0, flags: ["root", "sync-every-bytes", "durable"] },
   put: { args: 2, flags: ["chunk-bytes", "retries"] },
   get: { args: 2, flags: ["chunk-bytes", "retries"] },
   status: { args: 1, flags: ["retries"] },
@@ -65,7 +69,7 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   if (spec === undefined) return usageError(`unknown command ${JSON.stringify(command)}`);
   if (args.length !== spec.args)
     return usageError(`${command} takes ${spec.args} argument(s), got ${args.length}`);
-  for (const flag of ["root", "sync-every-bytes", "chunk-bytes", "retries"] as const)
+  for (const flag of ["root", "sync-every-bytes", "durable", "chunk-bytes", "retries"] as const)
     if (values[flag] !== undefined && !spec.flags.includes(flag))
       return usageError(`--${flag} is not an option of ${command}`);
   const codec = values.codec ?? "msgpack";
@@ -93,6 +97,7 @@ function parse(argv: string[]) {
       codec: { type: "string" },
       "chunk-bytes": { type: "string" },
       "sync-every-bytes": { type: "string" },
+      durable: { type: "string" },
       retries: { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
@@ -112,11 +117,15 @@ function invocation(
   if (command === "serve") {
     if (values.root === undefined) throw new Error("serve needs --root DIR");
     const syncEveryBytes = whole("sync-every-bytes", values["sync-every-bytes"], 0);
+    const durable = values.durable;
+    if (durable !== undefined && !["full", "commit", "none"].includes(durable))
+      throw new Error(`--durable ${durable} is not one of full, commit, none`);
     return {
       ...common,
       command,
       root: values.root,
       ...(syncEveryBytes === undefined ? {} : { syncEveryBytes }),
+      ...(durable === undefined ? {} : { durable: durable as Durability }),
     };
   }
   if (command === "status") return { ...common, command, name: a, retries };

@@ -63,6 +63,7 @@ async function serve(inv: Command<"serve">): Promise<number> {
   const handlers = createTransferHandlers({
     root: inv.root,
     ...(inv.syncEveryBytes === undefined ? {} : { syncEveryBytes: inv.syncEveryBytes }),
+    ...(inv.durable === undefined ? {} : { durable: inv.durable }),
   });
   const server = cliTransport(inv.address).createServer();
   server.addService(TransferService, handlers, { codec });

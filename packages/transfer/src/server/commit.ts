@@ -10,7 +10,8 @@ import { lstatNoSymlink, type OpenDir, openDirIn, pathIn } from "./root-dir.js";
 /**
  * Commits a fully received upload: checks its size against `declared` and its SHA-256 against
  * the client's, then fsync, rename under `name` (in a directory opened without following a
- * symlink) and fsync of that directory. A SHA-256 mismatch drops the partial (DATA_LOSS).
+ * symlink) and fsync of that directory (both fsyncs only when `sync`: `durable` is not
+ * `"none"`). A SHA-256 mismatch drops the partial (DATA_LOSS).
  */
 export async function commitUpload(
   partial: PartialUpload,
@@ -18,6 +19,7 @@ export async function commitUpload(
   name: string,
   declared: number,
   sha256: Uint8Array,
+  sync: boolean,
 ): Promise<UploadReply> {
   const size = partial.writtenBytes;
   if (declared >= 0 && size !== declared)
@@ -33,7 +35,7 @@ export async function commitUpload(
     partial.writtenBytes = partial.confirmedBytes; // nothing to checkpoint
     throw new NearwireError(Code.DataLoss, `SHA-256 of ${size} B does not match the client's`);
   }
-  await partial.handle.sync();
+  if (sync) await partial.handle.sync();
   await partial.handle.close();
   partial.confirmedBytes = size;
   // The final directory is opened (made) segment by segment without following a symlink;
@@ -45,7 +47,7 @@ export async function commitUpload(
     // never follows one, so nothing outside the root is touched.
     await lstatNoSymlink(dir, target.base, name);
     await rename(partial.paths.part, pathIn(dir, target.base));
-    await dir.handle.sync();
+    if (sync) await dir.handle.sync();
   } finally {
     await dir.close();
   }

@@ -69,6 +69,8 @@ export interface OpenPartialUploadOptions {
   offsetBytes: number;
   /** fdatasync + state checkpoint after this many bytes written since the last one. */
   syncEveryBytes: number;
+  /** False: checkpoints write the state without fdatasync or fsync (`durable: "none"`). */
+  sync: boolean;
 }
 
 /**
@@ -100,7 +102,7 @@ export interface PartialUpload {
  * at another offset, or with another declared size, is FAILED_PRECONDITION.
  */
 export async function openPartialUpload(options: OpenPartialUploadOptions): Promise<PartialUpload> {
-  const { paths, name, sizeBytes, offsetBytes, syncEveryBytes } = options;
+  const { paths, name, sizeBytes, offsetBytes, syncEveryBytes, sync } = options;
   let confirmed = 0;
   if (offsetBytes !== 0) {
     const state = await readPartialState(paths);
@@ -140,7 +142,9 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       await handle.truncate(confirmed);
       hash = await hashFileRange(handle, 0, confirmed);
     } else {
-      await writeState(paths, { name, sizeBytes, confirmedBytes: 0 });
+      // Starting over: a previous partial's state goes (nothing is confirmed until the first
+      // checkpoint, and a file smaller than a checkpoint never gets a state file).
+      await rm(paths.state, { force: true });
     }
     let sinceSync = 0;
     const upload: PartialUpload = {
@@ -181,8 +185,8 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       async checkpoint() {
         const bytes = upload.writtenBytes;
         if (bytes === upload.confirmedBytes) return;
-        await handle.datasync();
-        await writeState(paths, { name, sizeBytes, confirmedBytes: bytes });
+        if (sync) await handle.datasync();
+        await writeState(paths, { name, sizeBytes, confirmedBytes: bytes }, sync);
         upload.confirmedBytes = bytes;
         sinceSync = upload.writtenBytes - bytes;
       },
@@ -216,12 +220,12 @@ export async function removePartial(paths: PartialPaths): Promise<void> {
   await rm(paths.part, { force: true });
 }
 
-async function writeState(paths: PartialPaths, state: PartialState): Promise<void> {
+async function writeState(paths: PartialPaths, state: PartialState, sync: boolean): Promise<void> {
   const tmp = `${paths.state}.tmp`;
   const fh = await open(tmp, CREATE, 0o600);
   try {
     await fh.writeFile(JSON.stringify(state));
-    await fh.sync();
+    if (sync) await fh.sync();
   } finally {
     await fh.close();
   }

@@ -21,6 +21,19 @@ export interface TransferHandlersOptions {
    * at most this much progress; a client crash loses none.
    */
   syncEveryBytes?: number;
+  /**
+   * How much of an upload survives a crash of the server's machine (default `"full"`):
+   * - `"full"`: a partial upload is fdatasync'ed and checkpointed every `syncEveryBytes`, the
+   *   commit fsyncs the file and its directory;
+   * - `"commit"`: no checkpoints while data arrives (a call that ends without committing still
+   *   checkpoints what arrived); the commit fsyncs as with `"full"`. A crash loses the partial
+   *   upload in progress, never a committed file;
+   * - `"none"`: no fsync at all (checkpoints record what was written, not what is durable). A
+   *   crash of the machine may lose recent commits; a resume after one is still checked by the
+   *   whole-file SHA-256 (a torn partial fails DATA_LOSS and starts over).
+   * A crash of the server process alone loses nothing committed in any mode.
+   */
+  durable?: Durability;
   /** Largest file accepted (default 2^53 − 1); beyond it RESOURCE_EXHAUSTED. */
   maxFileBytes?: number;
   /** Largest chunk accepted (default 4 MiB − 64 KiB); beyond it RESOURCE_EXHAUSTED. */
@@ -29,9 +42,15 @@ export interface TransferHandlersOptions {
   downloadChunkBytes?: number;
 }
 
+/** See {@link TransferHandlersOptions.durable}. */
+export type Durability = "full" | "commit" | "none";
+
+const DURABILITY: readonly Durability[] = ["full", "commit", "none"];
+
 /** The limits of one served root, with the defaults filled in. */
 export interface ServedLimits {
   readonly syncEveryBytes: number;
+  readonly durable: Durability;
   readonly maxFileBytes: number;
   readonly maxChunkBytes: number;
   readonly downloadChunkBytes: number;
@@ -67,11 +86,18 @@ export function createServedRoot(options: TransferHandlersOptions): ServedRoot {
   } catch (err) {
     throw localFsError(err, shown);
   }
+  const durable = options.durable ?? "full";
+  if (!DURABILITY.includes(durable))
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `durable ${JSON.stringify(durable)} is not one of ${DURABILITY.join(", ")}`,
+    );
   return {
     realRoot,
     rootId,
     limits: {
       syncEveryBytes: options.syncEveryBytes ?? DEFAULT_SYNC_EVERY_BYTES,
+      durable,
       maxFileBytes: options.maxFileBytes ?? Number.MAX_SAFE_INTEGER,
       maxChunkBytes: options.maxChunkBytes ?? DEFAULT_MAX_CHUNK_BYTES,
       downloadChunkBytes: options.downloadChunkBytes ?? DEFAULT_CHUNK_BYTES,

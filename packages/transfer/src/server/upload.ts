@@ -110,7 +110,9 @@ async function start(
     name,
     sizeBytes: call.declared,
     offsetBytes,
-    syncEveryBytes: served.limits.syncEveryBytes,
+    syncEveryBytes:
+      served.limits.durable === "full" ? served.limits.syncEveryBytes : Number.POSITIVE_INFINITY,
+    sync: served.limits.durable !== "none",
   });
   return call.partial;
 }
@@ -141,6 +143,7 @@ async function receive(
         call.name,
         call.declared,
         decodedBytes(msg.sha256),
+        limits.durable !== "none",
       );
       call.committed = true;
       return reply;
