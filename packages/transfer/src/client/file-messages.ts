@@ -56,7 +56,7 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   private reading = false;
   /** The completed read that `next()` has not yet taken. */
   private done: Read | undefined;
-  private failure: unknown;
+  private failure: Error | undefined;
   /** The pending `next()`, waiting for a read. */
   private waiter: ((r: IteratorResult<UploadChunk>) => void) | undefined;
   private rejecter: ((err: unknown) => void) | undefined;
@@ -86,7 +86,7 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
     }
     if (!this.reading && this.done === undefined && this.failure === undefined) this.startRead();
     const r = this.step();
-    if (r !== undefined) return r;
+    if (r !== undefined) return r instanceof Error ? Promise.reject(r) : Promise.resolve(r);
     return new Promise((resolve, reject) => {
       this.waiter = resolve;
       this.rejecter = reject;
@@ -137,19 +137,20 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
     const rejecter = this.rejecter as (err: unknown) => void;
     this.waiter = undefined;
     this.rejecter = undefined;
-    r.then(waiter, rejecter);
+    if (r instanceof Error) rejecter(r);
+    else waiter(r);
   }
 
   /**
-   * Takes completed reads until a message can be handed out; undefined while a read is still
-   * needed (started here).
+   * Takes completed reads until a message can be handed out (or an error ends the upload);
+   * undefined while a read is still needed (started here). No promise: `next()` makes the one.
    */
-  private step(): Promise<IteratorResult<UploadChunk>> | undefined {
+  private step(): IteratorResult<UploadChunk> | Error | undefined {
     for (;;) {
       if (this.failure !== undefined) {
         const err = this.failure;
         this.finish();
-        return Promise.reject(err);
+        return err;
       }
       const got = this.done;
       if (got === undefined || this.reading) return undefined;
@@ -158,7 +159,7 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
       if (got.n === 0) {
         // End of file: the held chunk (or an empty one) is the last message.
         this.free.push(got.buf);
-        return this.settle(this.last());
+        return this.last();
       }
       o.hash.update(got.buf.subarray(0, got.n));
       const held = this.held;
@@ -170,7 +171,7 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
         this.lent = held.buf;
         const m = this.message(held, false);
         o.progress(held.at + held.n);
-        return Promise.resolve({ done: false, value: m });
+        return { done: false, value: m };
       }
     }
   }
@@ -190,10 +191,6 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
     this.finish();
     o.progress(this.pos);
     return { done: false, value: m };
-  }
-
-  private settle(r: IteratorResult<UploadChunk> | Error): Promise<IteratorResult<UploadChunk>> {
-    return r instanceof Error ? Promise.reject(r) : Promise.resolve(r);
   }
 
   private message(r: Read, last: boolean): UploadChunk {
