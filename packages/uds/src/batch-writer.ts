@@ -165,14 +165,9 @@ export class BatchWriter {
     for (;;) {
       const batch = this.#batch;
       const start = this.#batchLength;
-      const room = batch.length - start - FRAME_HEADER_BYTES;
-      const limit = Math.min(room, maxPayloadBytes + FRAME_TRAILER_BYTES);
-      const n = limit > FRAME_TRAILER_BYTES ? fill(batch, start + FRAME_HEADER_BYTES, limit) : -1;
-      if (n >= 0 && n + FRAME_TRAILER_BYTES <= limit) {
-        writeFrameHeader(batch, start, type, n);
-        const end = start + FRAME_HEADER_BYTES + n;
-        writeFrameTrailer(batch, end, crc32cRange(batch, start + 4, end));
-        this.#batchLength = end + FRAME_TRAILER_BYTES;
+      const end = fillFrame(batch, start, type, fill, maxPayloadBytes);
+      if (end >= 0) {
+        this.#batchLength = end;
         this.#afterAppend();
         return true;
       }
@@ -203,14 +198,9 @@ export class BatchWriter {
       }
       const bytes = big.bytes;
       const start = big.used;
-      const room = bytes.length - start - FRAME_HEADER_BYTES;
-      const limit = Math.min(room, maxPayloadBytes + FRAME_TRAILER_BYTES);
-      const n = limit > FRAME_TRAILER_BYTES ? fill(bytes, start + FRAME_HEADER_BYTES, limit) : -1;
-      if (n >= 0 && n + FRAME_TRAILER_BYTES <= limit) {
-        writeFrameHeader(bytes, start, type, n);
-        const end = start + FRAME_HEADER_BYTES + n;
-        writeFrameTrailer(bytes, end, crc32cRange(bytes, start + 4, end));
-        big.used = end + FRAME_TRAILER_BYTES;
+      const end = fillFrame(bytes, start, type, fill, maxPayloadBytes);
+      if (end >= 0) {
+        big.used = end;
         big.pending++;
         this.#socket.write(bytes.subarray(start, big.used), big.onWritten);
         return true;
@@ -289,6 +279,28 @@ export class BatchWriter {
     this.flush();
     if (this.#batch.length === 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
   }
+}
+
+/**
+ * Fills a frame at `dest[start …]`: header, the payload `fill` writes (at most
+ * `maxPayloadBytes`, within `dest`), trailer. Returns where the frame ends, or -1 when it does
+ * not fit (or `fill` gave up).
+ */
+function fillFrame(
+  dest: Buffer,
+  start: number,
+  type: number,
+  fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  maxPayloadBytes: number,
+): number {
+  const room = dest.length - start - FRAME_HEADER_BYTES;
+  const limit = Math.min(room, maxPayloadBytes + FRAME_TRAILER_BYTES);
+  const n = limit > FRAME_TRAILER_BYTES ? fill(dest, start + FRAME_HEADER_BYTES, limit) : -1;
+  if (n < 0 || n + FRAME_TRAILER_BYTES > limit) return -1;
+  writeFrameHeader(dest, start, type, n);
+  const end = start + FRAME_HEADER_BYTES + n;
+  writeFrameTrailer(dest, end, crc32cRange(dest, start + 4, end));
+  return end + FRAME_TRAILER_BYTES;
 }
 
 /** The batch of a writer that has nothing to send yet. */
