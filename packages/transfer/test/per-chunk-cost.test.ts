@@ -61,8 +61,11 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
     };
     // The counter sees what a fresh buffer per chunk would be: a sanity check of the method.
     assert.ok(small.promises > 64, `promises seen at all (${small.promises})`);
+    // Steady state makes none. A loaded machine may make a few per upload (another send
+    // batch or pooled write buffer while a socket write is slow), never one per chunk: the
+    // bound is 1 per 20 chunks, where a fresh buffer per chunk counts 1.
     assert.ok(
-      perChunk.bigBuffers <= 0,
+      perChunk.bigBuffers < 0.05,
       `buffers ≥ 4 KiB per chunk: ${JSON.stringify({ small, large })}`,
     );
     // 2 per chunk: the file read's (or a settled one) and the engine pump's `then`. Waits for
