@@ -18,6 +18,15 @@ const CHASE_HOPS = 8;
 const CHASE_SPIN_MS = 0.05;
 /** Producing hops without a delivery between two reads of the clock (a power of two). */
 const CHASE_CLOCK_HOPS = 8;
+/** Records this side sends per window over which its send/receive ratio is judged. */
+const BULK_WINDOW = 64;
+/**
+ * A side that sent this many records or more per record received over the last window is a
+ * bulk producer (an upload, a long stream; what it receives is stream credit at most): its
+ * sends then no longer keep its receive loop spinning or wake it once parked. An RPC pipeline
+ * receives about one reply per request and stays a chase.
+ */
+const BULK_RATIO = 8;
 
 /** What every ring channel is built from. */
 export interface RingChannelParts {
@@ -71,6 +80,11 @@ export abstract class RingChannel implements Channel {
   private scheduled = false;
   protected sleeping = false;
   private sent = false;
+  /** Records written straight into the ring and records received in this window. */
+  private windowSends = 0;
+  private windowDeliveries = 0;
+  /** Judged at the end of each window: see BULK_RATIO. */
+  private bulk = false;
   private chaseHops = 0;
   private chaseUntil = 0;
   /** Producing chase hops without a delivery, counted for the clock reads (CHASE_CLOCK_HOPS). */
@@ -181,6 +195,14 @@ export abstract class RingChannel implements Channel {
    */
   private wrote(): void {
     if (this.writer.takeParked()) this.ringData();
+    if (++this.windowSends === BULK_WINDOW) {
+      this.bulk = this.windowDeliveries * BULK_RATIO <= BULK_WINDOW;
+      this.windowSends = 0;
+      this.windowDeliveries = 0;
+    }
+    // A bulk producer waits on its own source or on the peer's credit, not on an answer that
+    // follows each send: its receive loop parks, and the peer's data bell wakes it.
+    if (this.bulk) return;
     this.sent = true;
     if (this.sleeping && this.wait !== "park") this.wakeUp();
   }
@@ -333,7 +355,13 @@ export abstract class RingChannel implements Channel {
   /** One pass: deliver up to BATCH records, ring the producer if it waits, flush the queue. */
   private poll(): number {
     const n = this.reader.read(this.sink, BATCH);
-    if (n > 0 && this.reader.takeWaiting()) this.ringSpace();
+    if (n > 0) {
+      // Answers again as often as it sends: no longer a bulk producer (judged before the
+      // window ends, so that a side turning from a stream to calls spins again at once).
+      this.windowDeliveries += n;
+      if (this.bulk && this.windowDeliveries * BULK_RATIO > BULK_WINDOW) this.bulk = false;
+      if (this.reader.takeWaiting()) this.ringSpace();
+    }
     if (!this.queue.empty) this.queue.flush();
     return n;
   }

@@ -34,7 +34,10 @@ export interface RingOptions {
    * side, lowest latency), `park` sleeps until the producer rings (a doorbell byte on
    * shm-ring's control socket, `Atomics.notify` between worker threads, slept on with
    * `Atomics.waitAsync`), and `adaptive` spins for `spinUs` after the last activity, then
-   * parks. Default `adaptive`.
+   * parks. Activity is a frame received or sent, except that a side which sent 8 or more
+   * records per record received over its last 64 (an upload, a long stream: it receives only
+   * stream credit) parks while it goes on sending: it waits on its own source, on credit or on
+   * ring space, not on an answer to each send. Default `adaptive`.
    */
   wait?: WaitMode;
   /** Spin window of `adaptive` mode, µs. Default 50. */

@@ -1,0 +1,161 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { setTimeout as sleep, setImmediate as turn } from "node:timers/promises";
+import type { NearwireError } from "@nearwire/core";
+import { RingChannel, segmentBytesFor } from "../src/index.js";
+
+const RING = 1 << 16;
+
+/**
+ * Both ends of a ring channel in one thread: a bell is a call of the peer's hook on the next
+ * microtask (what the control socket or `Atomics.notify` does between processes or threads).
+ * Counts how often the receive loop parked and was woken.
+ */
+class LoopbackChannel extends RingChannel {
+  peerChannel: LoopbackChannel | undefined;
+  sleeps = 0;
+  wakes = 0;
+
+  get asleep(): boolean {
+    return this.sleeping;
+  }
+
+  protected ringData(): void {
+    const p = this.peerChannel;
+    if (p !== undefined) queueMicrotask(() => p.sleeping && p.state !== "closed" && p.wakeUp());
+  }
+
+  protected ringSpace(): void {
+    const p = this.peerChannel;
+    if (p !== undefined) queueMicrotask(() => p.flushPending());
+  }
+
+  protected sleep(): void {
+    this.sleeping = true;
+    this.sleeps++;
+  }
+
+  protected override wakeUp(): void {
+    this.wakes++;
+    super.wakeUp();
+  }
+
+  protected spaceBlocked(): void {}
+  protected endCleanly(): void {}
+  protected release(): void {}
+  protected peerEndError(): NearwireError | undefined {
+    return undefined;
+  }
+}
+
+function loopbackPair(): [LoopbackChannel, LoopbackChannel] {
+  const buffer = new SharedArrayBuffer(segmentBytesFor(RING));
+  const side = (sendRing: 0 | 1) =>
+    new LoopbackChannel({
+      buffer,
+      ringBytes: RING,
+      sendRing,
+      wait: "adaptive",
+      spinUs: 50,
+      peer: `loopback-${sendRing}`,
+    });
+  const a = side(0);
+  const b = side(1);
+  a.peerChannel = b;
+  b.peerChannel = a;
+  return [a, b];
+}
+
+describe("RingChannel adaptive wait", () => {
+  it("a side that only sends parks and stays parked; an answer wakes it", async () => {
+    const [producer, consumer] = loopbackPair();
+    const atConsumer: number[] = [];
+    const atProducer: number[] = [];
+    const closes: (NearwireError | undefined)[] = [];
+    producer.start({
+      onFrame: (_t, p) => atProducer.push(p[0] as number),
+      onClose: (e) => closes.push(e),
+    });
+    consumer.start({
+      onFrame: (_t, p) => atConsumer.push(p[0] as number),
+      onClose: (e) => closes.push(e),
+    });
+
+    // 1000 records, one per event-loop turn (a producer waiting on its disk between chunks).
+    const record = new Uint8Array(256);
+    let wakesAtBulk = 0;
+    for (let i = 0; i < 1000; i++) {
+      record[0] = i & 0xff;
+      assert.equal(producer.send(0x10, record), true, `record ${i} went into the ring`);
+      if (i === 300) {
+        assert.equal(producer.asleep, true, "parked once 64 records went with none back");
+        wakesAtBulk = producer.wakes;
+      }
+      await turn();
+    }
+    // Its own sends did not wake it (only a data bell would, and the consumer sent nothing).
+    assert.equal(producer.wakes, wakesAtBulk, "no wake-up from its own sends");
+    assert.equal(producer.asleep, true);
+    assert.ok(producer.sleeps >= 1);
+    while (atConsumer.length < 1000) await turn();
+    assert.deepEqual(
+      atConsumer,
+      Array.from({ length: 1000 }, (_, i) => i & 0xff),
+      "every record arrived, in order",
+    );
+
+    // An answer rings the parked producer awake.
+    assert.equal(consumer.send(0x10, Uint8Array.of(42)), true);
+    while (atProducer.length === 0) await turn();
+    assert.deepEqual(atProducer, [42]);
+    assert.equal(producer.wakes, wakesAtBulk + 1, "woken once, by the answer's bell");
+    assert.equal(producer.asleep, false);
+
+    await Promise.all([producer.close(), consumer.close()]);
+    assert.deepEqual(closes, [undefined, undefined]);
+  });
+
+  it("a producer answered with credit every 16 records still parks between sends", async () => {
+    const [producer, consumer] = loopbackPair();
+    let credits = 0;
+    let received = 0;
+    producer.start({ onFrame: () => credits++, onClose: () => {} });
+    consumer.start({
+      onFrame: () => {
+        if (++received % 16 === 0) consumer.send(0x11, Uint8Array.of(16));
+      },
+      onClose: () => {},
+    });
+    // One record per millisecond (a producer waiting on its disk), 1 byte of credit back per 16.
+    const record = new Uint8Array(1024);
+    const awakeAtSend: number[] = [];
+    let wakesBefore = 0;
+    let creditsBefore = 0;
+    for (let i = 0; i < 256; i++) {
+      if (i === 128) {
+        wakesBefore = producer.wakes;
+        creditsBefore = credits;
+      }
+      // Sent while the loop is parked (it parks 50 µs after the last credit; a loaded machine
+      // may take longer to get there).
+      for (let waited = 0; !producer.asleep && waited < 100; waited++) await sleep(1);
+      assert.equal(producer.send(0x10, record), true);
+      // Judged from the third window on (the first 64 records set the ratio).
+      if (i >= 128 && !producer.asleep) awakeAtSend.push(i);
+      await sleep(1);
+    }
+    while (received < 256 || credits < 16) await turn();
+    assert.equal(credits, 16);
+    // The sends do not wake the parked loop: only the credits' bells do.
+    assert.deepEqual(
+      awakeAtSend,
+      [],
+      `records sent while the loop was awake or woken by them: ${awakeAtSend}`,
+    );
+    // In the first window each send woke the parked loop; from the third on only a bell does.
+    const wakes = producer.wakes - wakesBefore;
+    const bells = credits - creditsBefore;
+    assert.ok(wakes <= bells, `woken ${wakes} times by ${bells} credits`);
+    await Promise.all([producer.close(), consumer.close()]);
+  });
+});
