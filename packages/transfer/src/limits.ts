@@ -6,6 +6,12 @@ export const DEFAULT_CHUNK_BYTES = 64 * 1024;
 /** Default largest chunk the server accepts (the RPC default message limit less headroom). */
 export const DEFAULT_MAX_CHUNK_BYTES = 4 * 1024 * 1024 - 64 * 1024;
 
+/**
+ * Default `resumeFromBytes` of the client: an upload smaller than 4 MiB starts at once, without
+ * a status call to look for a partial upload to resume.
+ */
+export const DEFAULT_RESUME_FROM_BYTES = 4 * 1024 * 1024;
+
 /** Default checkpoint interval of a partial upload (fdatasync + confirmed offset). */
 export const DEFAULT_SYNC_EVERY_BYTES = 8 * 1024 * 1024;
 

@@ -15,7 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { transferCodec } from "../src/codecs/index.js";
-import type { UploadChunk } from "../src/index.js";
+import { createTransferClient, type UploadChunk } from "../src/index.js";
 import { type MemoryRig, memoryRig, randomFile, sha256, tmpDir, waitIdle } from "./support/rig.js";
 
 const codec = transferCodec("msgpack");
@@ -256,6 +256,16 @@ describe("bad input (memory transport)", () => {
       rig.client.upload(goodSrc, "x", { chunkBytes: 0 }),
       hasCode(Code.InvalidArgument),
     );
+    for (const resumeFromBytes of [-1, 0.5, Number.NaN])
+      assert.throws(
+        () =>
+          createTransferClient({
+            connection: rig.connection,
+            codec: transferCodec("msgpack"),
+            resumeFromBytes,
+          }),
+        hasCode(Code.InvalidArgument),
+      );
     await stillWorks();
   });
 });

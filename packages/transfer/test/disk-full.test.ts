@@ -68,7 +68,11 @@ describe("disk full", () => {
     // Fill 2 MiB of the 4 MiB, then upload 3 MiB.
     writeFileSync(join(serverRoot, "filler"), Buffer.alloc(2 * 1024 * 1024));
     connection = await createUdsTransport({ address }).connect();
-    const client = createTransferClient({ connection, codec: transferCodec("msgpack") });
+    const client = createTransferClient({
+      connection,
+      codec: transferCodec("msgpack"),
+      resumeFromBytes: 0, // the 3 MiB upload resumes although it is below the default 4 MiB
+    });
     const src = join(local, "f.src");
     const hex = randomFile(src, 3 * 1024 * 1024);
     await assert.rejects(

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import diagnostics_channel from "node:diagnostics_channel";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { transferCodec } from "../src/codecs/index.js";
-import { DOWNLOAD_PART_SUFFIX } from "../src/index.js";
+import { createTransferClient, DOWNLOAD_PART_SUFFIX } from "../src/index.js";
 import { type MemoryRig, memoryRig, randomFile, sha256, waitIdle } from "./support/rig.js";
 
 for (const codecName of ["json", "msgpack", "protobuf", "flatbuffers", "raw"] as const) {
@@ -107,6 +108,52 @@ describe("resume (memory transport, msgpack)", () => {
     const up = await rig.client.upload(src, "r.bin");
     assert.equal(up.resumedFromBytes, st.partialBytes);
     assert.equal(sha256(join(rig.root, "r.bin")), hex);
+  });
+
+  it("by default an upload below 4 MiB starts at once; from 4 MiB on it asks to resume", async () => {
+    // The methods the default client calls, seen on core's diagnostics channel.
+    const calls: string[] = [];
+    const onStart = (message: unknown) =>
+      calls.push((message as { request: { method: string } }).request.method);
+    const client = createTransferClient({
+      connection: rig.connection,
+      codec: transferCodec("msgpack"),
+    });
+    diagnostics_channel.subscribe("nearwire:client:call:start", onStart);
+    try {
+      for (const [name, bytes] of [
+        ["below.bin", 4 * 1024 * 1024 - 1],
+        ["at.bin", 4 * 1024 * 1024],
+      ] as const) {
+        const src = join(rig.local, `${name}.src`);
+        const hex = randomFile(src, bytes);
+        const ac = new AbortController();
+        await assert.rejects(
+          rig.client.upload(src, name, {
+            signal: ac.signal,
+            onProgress: (p) => {
+              if (p.transferredBytes >= 1_000_000) ac.abort();
+            },
+          }),
+          (err: NearwireError) => err.code === Code.Canceled,
+        );
+        const st = await waitIdle(rig, name);
+        assert.ok(st.partialBytes > 0, `${name}: partial ${st.partialBytes}`);
+        calls.length = 0;
+        const up = await client.upload(src, name);
+        assert.equal(sha256(join(rig.root, name)), hex, name);
+        if (bytes < 4 * 1024 * 1024) {
+          assert.deepEqual(calls, ["upload"], `${name}: no status call`);
+          assert.equal(up.resumedFromBytes, 0, `${name}: sent whole, the partial replaced`);
+        } else {
+          assert.deepEqual(calls, ["status", "upload"], name);
+          assert.equal(up.resumedFromBytes, st.partialBytes, name);
+        }
+        assert.equal((await rig.client.status(name)).partialBytes, -1, `${name}: no partial left`);
+      }
+    } finally {
+      diagnostics_channel.unsubscribe("nearwire:client:call:start", onStart);
+    }
   });
 
   it("an aborted download resumes from the verified bytes on disk", async () => {

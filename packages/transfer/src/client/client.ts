@@ -1,6 +1,10 @@
 import type { Client, ClientConnection, Codec } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
-import { DEFAULT_CHUNK_BYTES, DEFAULT_MAX_CHUNK_BYTES } from "../limits.js";
+import {
+  DEFAULT_CHUNK_BYTES,
+  DEFAULT_MAX_CHUNK_BYTES,
+  DEFAULT_RESUME_FROM_BYTES,
+} from "../limits.js";
 import { checkName } from "../name.js";
 import { type StatusReply, TransferService, type TransferServiceDefinition } from "../service.js";
 import { downloadToPath, downloadToStream } from "./download.js";
@@ -22,11 +26,21 @@ export interface TransferClientOptions {
   codec: Codec;
   /** Bytes per chunk (default 64 KiB, at most 4 MiB − 64 KiB and the transport's message limit). */
   chunkBytes?: number;
+  /**
+   * An upload asks the server for a partial upload to resume (a `status` call before the
+   * data) only when its size is known and at least this (default 4 MiB). A smaller one starts
+   * at once from byte 0: sending it again after a failure costs a few milliseconds, the round
+   * trip costs that on every upload. 0: every upload of a known size asks.
+   */
+  resumeFromBytes?: number;
 }
 
 /** The client side of `TransferService`. */
 export interface TransferClient {
-  /** Uploads `source` as `name`, resuming a partial upload of the same size if there is one. */
+  /**
+   * Uploads `source` as `name`, resuming a partial upload of the same size if there is one
+   * (for a size of at least `resumeFromBytes`).
+   */
   upload(
     source: UploadSource,
     name: string,
@@ -69,6 +83,12 @@ export function createTransferClient(options: TransferClientOptions): TransferCl
     codec: options.codec,
   });
   const defaultChunkBytes = checkChunkBytes(options.chunkBytes ?? DEFAULT_CHUNK_BYTES);
+  const resumeFromBytes = options.resumeFromBytes ?? DEFAULT_RESUME_FROM_BYTES;
+  if (!Number.isSafeInteger(resumeFromBytes) || resumeFromBytes < 0)
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `resumeFromBytes ${resumeFromBytes} is not a size in bytes`,
+    );
   return {
     async status(name, opts = {}) {
       checkName(name);
@@ -79,7 +99,7 @@ export function createTransferClient(options: TransferClientOptions): TransferCl
       checkName(name);
       const chunkBytes = checkChunkBytes(opts.chunkBytes ?? defaultChunkBytes);
       return retrying(typeof source === "string", opts, () =>
-        uploadOnce(rpc, source, name, chunkBytes, opts),
+        uploadOnce(rpc, source, name, { chunkBytes, resumeFromBytes }, opts),
       );
     },
 

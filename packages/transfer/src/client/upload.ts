@@ -18,22 +18,24 @@ import { rechunk } from "./rechunk.js";
 const EMPTY = new Uint8Array(0);
 
 /**
- * One attempt of an upload: asks `status` for a partial upload of the same declared size,
- * re-reads (and hashes) the source up to its confirmed offset, and streams the rest.
+ * One attempt of an upload: for a known size of at least `resumeFromBytes`, asks `status` for a
+ * partial upload of the same declared size and re-reads (and hashes) the source up to its
+ * confirmed offset; then streams the rest.
  */
 export async function uploadOnce(
   rpc: Client<TransferServiceDefinition>,
   source: UploadSource,
   name: string,
-  chunkBytes: number,
+  { chunkBytes, resumeFromBytes }: { chunkBytes: number; resumeFromBytes: number },
   opts: TransferCallOptions,
 ): Promise<AttemptResult> {
   const sizeBytes = typeof source === "string" ? await fileSize(source) : (opts.sizeBytes ?? -1);
-  const st = await rpc.status({ name }, callOptions(opts));
-  const resumeAt =
-    st.partialBytes > 0 && st.partialSizeBytes === sizeBytes && sizeBytes >= 0
-      ? st.partialBytes
-      : 0;
+  // A partial upload is resumed only at the same declared size: of an unknown size never.
+  let resumeAt = 0;
+  if (sizeBytes >= 0 && sizeBytes >= resumeFromBytes) {
+    const st = await rpc.status({ name }, callOptions(opts));
+    if (st.partialBytes > 0 && st.partialSizeBytes === sizeBytes) resumeAt = st.partialBytes;
+  }
   const progress = (transferredBytes: number) =>
     opts.onProgress?.({
       name,

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Client, Codec } from "@nearwire/core";
+import type { Client, ClientConnection, Codec } from "@nearwire/core";
 import { createMemoryTransport } from "@nearwire/core";
 import {
   createTransferClient,
@@ -39,6 +39,8 @@ export interface MemoryRig {
   client: TransferClient;
   /** The raw RPC client of the service (no client-side checks). */
   raw: Client<TransferServiceDefinition>;
+  /** The connection `client` and `raw` use (for a client with other options). */
+  connection: ClientConnection;
   close(): Promise<void>;
 }
 
@@ -60,8 +62,11 @@ export async function memoryRig(
   return {
     root,
     local,
-    client: createTransferClient({ connection, codec }),
+    // The resume tests use files below the default resumeFromBytes (4 MiB): this client asks
+    // for a partial upload whatever the size (the default is tested in transfer.test.ts).
+    client: createTransferClient({ connection, codec, resumeFromBytes: 0 }),
     raw: connection.client(TransferService, { codec }),
+    connection,
     async close() {
       await connection.close();
       await server.close({ graceMs: 100 });
