@@ -4,7 +4,7 @@ import { Code, NearwireError } from "@nearwire/core";
 import { splitName } from "../name.js";
 import { plainBytes } from "../plain-bytes.js";
 import type { UploadReply } from "../service.js";
-import { type PartialUpload, removePartial } from "./partial-upload.js";
+import { type PartialUpload, removePartial, unlinkIfPresent } from "./partial-upload.js";
 import { lstatNoSymlink, type OpenDir, openDirIn, pathIn } from "./root-dir.js";
 
 /**
@@ -51,6 +51,8 @@ export async function commitUpload(
   } finally {
     await dir.close();
   }
-  await removePartial(partial.paths);
+  // The part file is now the committed file; a state file goes (there is none for an upload
+  // that started at 0 and never reached a checkpoint: no call then).
+  if (partial.hasState) await unlinkIfPresent(partial.paths.state);
   return { committed: true, sizeBytes: size, sha256: plainBytes(digest) };
 }

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
-import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, rename, unlink } from "node:fs/promises";
 import { Code, NearwireError } from "@nearwire/core";
 import { hashFileRange } from "../hash-file-range.js";
 import { localFsError } from "../local-fs-error.js";
@@ -85,6 +85,8 @@ export interface PartialUpload {
   writtenBytes: number;
   /** Bytes known durable: fdatasync'ed, then recorded in the state file. */
   confirmedBytes: number;
+  /** A state file exists (resumed, or written by a checkpoint of this call). */
+  readonly hasState: boolean;
   /** Writes `data` at `writtenBytes`, checkpointing every `syncEveryBytes`. */
   write(data: Uint8Array): Promise<void>;
   /** Writes `chunks` in order at `writtenBytes` with one `writev`, checkpointing likewise. */
@@ -144,7 +146,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
     } else {
       // Starting over: a previous partial's state goes (nothing is confirmed until the first
       // checkpoint, and a file smaller than a checkpoint never gets a state file).
-      await rm(paths.state, { force: true });
+      await unlinkIfPresent(paths.state);
     }
     let sinceSync = 0;
     const upload: PartialUpload = {
@@ -153,6 +155,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       hash,
       writtenBytes: confirmed,
       confirmedBytes: confirmed,
+      hasState: confirmed > 0,
       async write(data) {
         let done = 0;
         while (done < data.byteLength) {
@@ -187,6 +190,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
         if (bytes === upload.confirmedBytes) return;
         if (sync) await handle.datasync();
         await writeState(paths, { name, sizeBytes, confirmedBytes: bytes }, sync);
+        (upload as { hasState: boolean }).hasState = true;
         upload.confirmedBytes = bytes;
         sinceSync = upload.writtenBytes - bytes;
       },
@@ -214,10 +218,20 @@ function remainder(chunks: readonly Uint8Array[], skip: number): Uint8Array[] {
   return out;
 }
 
-/** Removes a partial upload's files (after a commit or a failed whole-file check). */
+/** Removes a partial upload's files (after a failed whole-file check). */
 export async function removePartial(paths: PartialPaths): Promise<void> {
-  await rm(paths.state, { force: true });
-  await rm(paths.part, { force: true });
+  await unlinkIfPresent(paths.state);
+  await unlinkIfPresent(paths.part);
+}
+
+/**
+ * Removes the file (or symlink: never followed) at `path`; a missing one is fine. One
+ * `unlink`, where `rm({ force: true })` stats the path first.
+ */
+export async function unlinkIfPresent(path: string): Promise<void> {
+  await unlink(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== "ENOENT") throw err;
+  });
 }
 
 async function writeState(paths: PartialPaths, state: PartialState, sync: boolean): Promise<void> {
