@@ -11,6 +11,11 @@ export async function status(served: ServedRoot, req: StatusRequest): Promise<St
   const name = checkName(req.name);
   const root = await served.open();
   try {
+    // `active` first: an upload call records what it received before it stops being active,
+    // so a reply that says not active carries that record. Read the other way round, a call
+    // ending in between gave an older partial with active false, and a resume at that offset
+    // failed.
+    const active = served.active.has(name) || (await isLocked(served.rootId, name));
     const sizeBytes = await committedSize(root, name);
     const partial = await partialOf(root, name);
     return {
@@ -18,7 +23,7 @@ export async function status(served: ServedRoot, req: StatusRequest): Promise<St
       sizeBytes,
       partialBytes: partial?.confirmedBytes ?? -1,
       partialSizeBytes: partial?.sizeBytes ?? -1,
-      active: served.active.has(name) || (await isLocked(served.rootId, name)),
+      active,
     };
   } finally {
     await root.close();
