@@ -71,13 +71,9 @@ export async function openDirIn(
     for (let i = 0; i < segments.length; i++) {
       const seg = segments[i] as string;
       const at = `${cur.path}/${seg}`;
-      if (options.create === true)
-        await mkdir(at, { mode: options.mode ?? 0o755 }).catch((err: NodeJS.ErrnoException) => {
-          if (err.code !== "EEXIST") throw err;
-        });
       let handle: FileHandle;
       try {
-        handle = await open(at, DIR_FLAGS);
+        handle = await openOrMake(at, options);
       } catch (err) {
         throw await lookupError(err, at, segments.slice(0, i + 1).join("/"), shown);
       }
@@ -90,6 +86,26 @@ export async function openDirIn(
     if (cur !== parent) await cur.close().catch(() => {});
     throw localFsError(err, JSON.stringify(shown));
   }
+}
+
+/**
+ * Opens the directory `at` (never through a symlink); with `create`, a missing one is made
+ * first. The directory usually exists, so it is opened before any `mkdir` is tried: one call,
+ * not two.
+ */
+async function openOrMake(
+  at: string,
+  options: { create?: boolean; mode?: number },
+): Promise<FileHandle> {
+  try {
+    return await open(at, DIR_FLAGS);
+  } catch (err) {
+    if (options.create !== true || (err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  await mkdir(at, { mode: options.mode ?? 0o755 }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== "EEXIST") throw err;
+  });
+  return open(at, DIR_FLAGS);
 }
 
 /** Opens the file `base` in `dir` (never through a symlink) with `flags` and `mode`. */
