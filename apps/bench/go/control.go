@@ -14,7 +14,8 @@ import (
 // these lines; stdin carries the orchestrator's).
 //
 //	server → {"t":"ready","address":…}; on {"t":"cpu-start"} → {"t":"cpu-started"};
-//	         on {"t":"cpu-stop"} → {"t":"cpu","userUs":…,"systemUs":…}; exits on {"t":"exit"} or EOF.
+//	         on {"t":"cpu-stop"} → {"t":"cpu","userUs":…,"systemUs":…,"peakRssBytes":…};
+//	         exits on {"t":"exit"} or EOF.
 //	client → {"t":"warmed"} after the warm-up; measures on {"t":"go"}; → {"t":"result","result":…}.
 //	either → {"t":"error","message":…} and exit status 1 when something fails.
 
@@ -73,4 +74,13 @@ func processCPU() cpuTime {
 
 func (c cpuTime) minus(o cpuTime) cpuTime {
 	return cpuTime{UserUs: c.UserUs - o.UserUs, SystemUs: c.SystemUs - o.SystemUs}
+}
+
+// peakRSS is this process's resident-set high-water mark (getrusage maxrss), in bytes.
+func peakRSS() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) * 1024
 }

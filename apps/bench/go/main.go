@@ -5,6 +5,8 @@
 //	nearwire-go-bench grpc-client -target <addr> [-size 64] [-inflight 1,64] [-duration 1s] [-warmup 500ms] [-method /nearwire.bench.Echo/Unary]
 //	nearwire-go-bench uds-server  -listen <addr> [-control]
 //	nearwire-go-bench uds-client  -target <addr> [-size 64] [-inflight 1,64] [-duration 1s] [-warmup 500ms]
+//	nearwire-go-bench netrpc-server -listen <addr> -root <dir> [-fsync=false] [-control]
+//	nearwire-go-bench netrpc-client -target <addr> [-clients 10] [-size 2097152] [-chunk 65536] [-warmup 1s] [-duration 2s] [-control]
 //
 // An address is a socket path, unix:<path>, or tcp:<host>:<port> (port 0 picks one). A server
 // prints {"t":"ready","address":...} on stdout once it listens. A client prints one JSON line
@@ -20,7 +22,7 @@ import (
 	"os"
 )
 
-const usage = `usage: nearwire-go-bench <grpc-server|grpc-client|uds-server|uds-client> [flags]
+const usage = `usage: nearwire-go-bench <grpc-server|grpc-client|uds-server|uds-client|netrpc-server|netrpc-client> [flags]
   (each subcommand's -h lists its flags)
 `
 
@@ -40,6 +42,10 @@ func main() {
 		err = udsServerMain(args)
 	case "uds-client":
 		err = udsClientMain(args)
+	case "netrpc-server":
+		err = netrpcServerMain(args)
+	case "netrpc-client":
+		err = netrpcClientMain(args)
 	default:
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)

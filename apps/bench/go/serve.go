@@ -33,7 +33,7 @@ func serveUntilDone(address string, control bool, stop func()) {
 				emit(map[string]string{"t": "cpu-started"})
 			case t == "cpu-stop":
 				d := processCPU().minus(mark)
-				emit(map[string]interface{}{"t": "cpu", "userUs": d.UserUs, "systemUs": d.SystemUs})
+				emit(map[string]interface{}{"t": "cpu", "userUs": d.UserUs, "systemUs": d.SystemUs, "peakRssBytes": peakRSS()})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -26,6 +27,8 @@ import {
 import { GO_TRANSPORTS } from "../src/measure/go-case.js";
 import { Orchestrator } from "../src/measure/runner.js";
 import type { BenchReport } from "../src/report/summary.js";
+import { runTransferBench } from "../src/transfer/transfer-bench.js";
+import { GO_SEED_TRANSPORTS, transferPlan } from "../src/transfer/transfer-plan.js";
 
 const work = mkdtempSync(join(tmpdir(), "nwb-go-test-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -269,4 +272,83 @@ test("the bench without go on PATH: the go rows are skipped with one line, the r
   const go = report.availability.find((a) => a.name.startsWith("go"));
   assert.ok(go);
   assert.equal(go.status, "absent");
+});
+
+test("netrpc: the transfer yardstick commits the uploads whole, with and without fsync", async (t) => {
+  if ("failed" in built) return t.skip(noGo);
+  for (const fsync of [true, false]) {
+    const root = join(work, `netrpc-root-${fsync}`);
+    mkdirSync(root);
+    const sock = join(work, `netrpc-${fsync}.sock`);
+    const server: ChildProcess = spawn(
+      built.binary,
+      ["netrpc-server", "-listen", sock, "-root", root, `-fsync=${fsync}`],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    try {
+      const first = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: server.stdout as NodeJS.ReadableStream }).once("line", resolve);
+        server.once("exit", (code) => reject(new Error(`netrpc-server exited ${code}`)));
+      });
+      assert.equal((JSON.parse(first) as { t: string }).t, "ready");
+      const size = 300_001; // not a multiple of the chunk: a short last chunk
+      const [res] = (await runClient(built.binary, [
+        "netrpc-client",
+        "-target",
+        sock,
+        "-clients",
+        "2",
+        "-size",
+        String(size),
+        "-warmup",
+        "100ms",
+        "-duration",
+        "300ms",
+      ])) as unknown as {
+        uploads: number;
+        elapsedNs: number;
+        meanNs: number;
+        p99Ns: number;
+        cpuUs: number;
+        peakRssBytes: number;
+      }[];
+      assert.ok(res, "one result line");
+      assert.ok(res.uploads > 0, `uploads in the window: ${res.uploads}`);
+      assert.ok(res.elapsedNs >= 300e6 && res.meanNs > 0 && res.p99Ns >= res.meanNs * 0.5);
+      assert.ok(res.cpuUs > 0 && res.peakRssBytes > 0);
+      // Both clients uploaded the same bytes; the server checked each file's SHA-256 before
+      // its rename (a mismatch fails the client), and no partial file is left behind.
+      const files = ["c0.bin", "c1.bin"].map((f) => readFileSync(join(root, "seed", f)));
+      for (const f of files) assert.equal(f.length, size);
+      assert.ok((files[0] as Buffer).equals(files[1] as Buffer));
+      assert.ok(
+        (files[0] as Buffer).some((b) => b !== 0),
+        "random bytes, not zeros",
+      );
+      assert.deepEqual(
+        readdirSync(root).filter((n) => n.endsWith(".part")),
+        [],
+      );
+    } finally {
+      assert.equal(await stopServer(server), 0, "a clean exit on SIGTERM");
+    }
+    assert.equal(existsSync(sock), false, "the socket file is removed");
+  }
+});
+
+test("go-netrpc seed rows under the transfer orchestrator: both sides' CPU and RSS", async (t) => {
+  if ("failed" in built) return t.skip(noGo);
+  const cases = transferPlan("default", {
+    transports: [...GO_SEED_TRANSPORTS],
+    codecs: [],
+  }).filter((c) => c.kind === "seed");
+  assert.equal(cases.length, 2);
+  const report = await runTransferBench(cases, { profile: "small", pin: false, out: () => {} });
+  for (const run of report.runs) {
+    assert.equal(run.error, undefined, run.spec.key);
+    assert.ok((run.count ?? 0) > 0, `${run.spec.key}: uploads ${run.count}`);
+    assert.equal(run.bytes, (run.count ?? 0) * 2 * 1024 * 1024);
+    assert.ok((run.client?.cpuUs ?? 0) > 0 && (run.server?.cpuUs ?? 0) > 0, run.spec.key);
+    assert.ok((run.client?.peakRssBytes ?? 0) > 0 && (run.server?.peakRssBytes ?? 0) > 0);
+  }
 });

@@ -5,7 +5,11 @@ import { describe, it } from "node:test";
 import { escapeHtml, tableHtml } from "../src/report/html-report.js";
 import { runTransferBench, type TransferReport } from "../src/transfer/transfer-bench.js";
 import { runTransferCommand, TRANSFER_USAGE } from "../src/transfer/transfer-command.js";
-import { type TransferCase, transferPlan } from "../src/transfer/transfer-plan.js";
+import {
+  GO_SEED_TRANSPORTS,
+  type TransferCase,
+  transferPlan,
+} from "../src/transfer/transfer-plan.js";
 import {
   RSS_GROWTH_LIMIT_BYTES,
   transferHtml,
@@ -60,6 +64,22 @@ describe("transfer plan", () => {
     assert.equal(many.filter((c) => c.kind === "baseline").length, 4);
     const seed = transferPlan("small", ALL, (c) => c.kind === "seed");
     assert.ok(seed.length > 0 && seed.every((c) => c.kind === "seed"));
+  });
+
+  it("the Go net/rpc seed rows: default and full when Go was found, never in small", () => {
+    const withGo = { ...ALL, transports: [...ALL.transports, ...GO_SEED_TRANSPORTS] };
+    const goKeys = (profile: "small" | "default" | "full", input = withGo) =>
+      transferPlan(profile, input)
+        .filter((c) => c.kind === "seed" && c.transport.startsWith("go-"))
+        .map((c) => c.key);
+    const both = [
+      "transfer-seed:go-netrpc/gob/2MiBx10",
+      "transfer-seed:go-netrpc-nofsync/gob/2MiBx10",
+    ];
+    assert.deepEqual(goKeys("default"), both);
+    assert.deepEqual(goKeys("full"), both);
+    assert.deepEqual(goKeys("small"), []);
+    assert.deepEqual(goKeys("default", ALL), [], "no Go found: no Go rows");
   });
 
   it("only transports and codecs that were found", () => {
@@ -156,6 +176,36 @@ function fixture(): TransferReport {
 }
 
 describe("transfer report", () => {
+  it("the seed note gives the fastest nearwire row over Go net/rpc, measured in the same run", () => {
+    const report = fixture();
+    const seed = found(
+      report.runs.find((r) => r.spec.kind === "seed"),
+      "the fixture's seed run",
+    );
+    const goRun = (transport: string, count: number) => ({
+      ...seed,
+      spec: {
+        ...seed.spec,
+        key: `transfer-seed:${transport}/gob/2MiBx10`,
+        transport,
+        codec: "gob",
+      },
+      count,
+    });
+    const note = () =>
+      found(
+        transferTables(report).find((t) => t.title.includes("published scenario")),
+        "seed table",
+      ).note;
+    assert.doesNotMatch(note(), /go-netrpc/, "no Go row, no ratio");
+    // uds: 200 uploads in 2 s; go-netrpc 80 (the nofsync row's 150 is not the yardstick).
+    report.runs.push(goRun("go-netrpc", 80) as never, goRun("go-netrpc-nofsync", 150) as never);
+    assert.match(
+      note(),
+      /The fastest nearwire row, uds\/raw\/2MiBx10, does 2\.50× the uploads\/s of go-netrpc/,
+    );
+  });
+
   it("targets: ratios to cp and the bare pipeline, GB/s, RSS growth against 64 MiB", () => {
     const tables = transferTables(fixture());
     const targets = tables.find((t) => t.title.includes("targets"));

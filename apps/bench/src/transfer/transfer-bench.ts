@@ -15,6 +15,8 @@ import {
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildGoBench, type GoBuild } from "../measure/go-build.js";
+import { runGoSeed } from "./go-seed.js";
 import type {
   BareArgs,
   ClientArgs,
@@ -93,7 +95,7 @@ const NODE_ARGS = [
   ...(process.env.NEARWIRE_BENCH_CHILD_NODE_ARGS ?? "").split(/\s+/).filter((a) => a !== ""),
 ];
 /** Longest a single case may take before its processes are killed. */
-const CASE_TIMEOUT_MS = 600_000;
+export const CASE_TIMEOUT_MS = 600_000;
 
 class Child {
   readonly proc: ChildProcess;
@@ -202,6 +204,8 @@ export async function runTransferBench(
       runs.push(run);
       try {
         if (spec.kind === "baseline") await runBaseline(rig, spec, run);
+        else if (spec.kind === "seed" && spec.transport.startsWith("go-"))
+          await runGoSeed(rig, spec, run);
         else await runTransfer(rig, spec, run);
       } catch (err) {
         run.error = (err as Error).message;
@@ -249,6 +253,14 @@ class Rig {
     mkdirSync(this.fileRoot);
     this.memRoot = this.memoryDir === undefined ? undefined : join(this.memoryDir, "root");
     if (this.memRoot !== undefined) mkdirSync(this.memRoot);
+  }
+
+  #go: GoBuild | undefined;
+
+  /** The Go yardstick binary, built (or found cached) on first use. */
+  goBinary(): GoBuild {
+    this.#go ??= buildGoBench();
+    return this.#go;
   }
 
   /** A fresh number for a socket name. */

@@ -3,11 +3,17 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type BenchOptions, list, regex, withEmptyOptionalValues } from "../cli/args.js";
+import { findGo } from "../measure/go-build.js";
 import { defaultPin, machineInfo } from "../measure/machine.js";
 import { loadPlugins } from "../measure/plugins.js";
 import { textTable } from "../report/format.js";
 import { runTransferBench, type TransferReport } from "./transfer-bench.js";
-import { type TransferCase, type TransferProfile, transferPlan } from "./transfer-plan.js";
+import {
+  GO_SEED_TRANSPORTS,
+  type TransferCase,
+  type TransferProfile,
+  transferPlan,
+} from "./transfer-plan.js";
 import { transferMarkdown, transferTables } from "./transfer-report.js";
 
 /** Usage of `nearwire-bench transfer`. */
@@ -20,7 +26,7 @@ pipeline, and RSS growth for 1 GiB and for 10 concurrent 100 MiB transfers. Abou
   --small                 the profile the default nearwire-bench run includes (64 MiB, about a minute)
   --full                  every transport and codec (several minutes more)
   --filter <regex>        keep cases whose key (transfer-seed:uds/raw/2MiBx10, ...) matches
-  --transports <list>     uds,tcp,grpc-uds,shm-ring-spin,shm-ring-adaptive,shm-ring-park
+  --transports <list>     uds,tcp,grpc-uds,shm-ring-spin,shm-ring-adaptive,shm-ring-park,go-netrpc
   --codecs <list>         json,msgpack,protobuf,flatbuffers,raw
   --pin / --no-pin        server on core 1, client on core 0 (default: on when possible)
   --json [file]           the report as JSON (default apps/bench/out/<timestamp>/transfer.json)
@@ -58,6 +64,7 @@ export async function selectTransferCases(sel: TransferSelection): Promise<Trans
     for (const t of plugins?.transports ?? [])
       if (TRANSFER_TRANSPORTS.includes(t.id) && !found.includes(t.id)) found.push(t.id);
   }
+  if (!("missing" in findGo())) found.push(...GO_SEED_TRANSPORTS);
   const transports = found.filter(
     (id) => sel.transports === undefined || sel.transports.some((p) => id.startsWith(p)),
   );

@@ -78,6 +78,14 @@ const SEED_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
   default: ["uds", "grpc-uds", "shm-ring-adaptive"],
   full: ["uds", "tcp", "grpc-uds", "shm-ring-adaptive", "shm-ring-park"],
 };
+/**
+ * The Go yardstick of the published scenario (`apps/bench/go/netrpc_*.go`: net/rpc with gob,
+ * one call per 64 KiB chunk, CRC-32C, SHA-256, rename; with and without fsync), run when a Go
+ * toolchain is found. Not in the small profile (the default nearwire-bench run).
+ */
+export const GO_SEED_TRANSPORTS = ["go-netrpc", "go-netrpc-nofsync"] as const;
+const GO_SEED_PROFILES: readonly TransferProfile[] = ["default", "full"];
+
 const SEED_CODECS: Record<TransferProfile, readonly string[]> = {
   small: ["raw"],
   default: ["json", "msgpack", "protobuf", "raw"],
@@ -138,6 +146,16 @@ export function transferPlan(
         key: `transfer-seed:${transport}/${c}/${sizeLabel(fileBytes)}x10`,
         transport,
         codec: c,
+        clients: 10,
+        fileBytes,
+      });
+  if (GO_SEED_PROFILES.includes(profile))
+    for (const transport of GO_SEED_TRANSPORTS.filter(has))
+      out.push({
+        kind: "seed",
+        key: `transfer-seed:${transport}/gob/${sizeLabel(fileBytes)}x10`,
+        transport,
+        codec: "gob",
         clients: 10,
         fileBytes,
       });

@@ -40,6 +40,21 @@ const growth = (f: TransferRun["client"]) =>
 const cpuS = (f: TransferRun["client"]) => (f === undefined ? undefined : f.cpuUs / 1e6);
 const idOf = (r: TransferRun) => r.spec.key.slice(r.spec.key.indexOf(":") + 1);
 
+/**
+ * The seed note's last sentence when this run has the Go yardstick (`go-netrpc`, fsync per commit
+ * like the nearwire rows): the fastest nearwire row's uploads/s over Go net/rpc's, this run.
+ */
+function goRatio(report: TransferReport): string {
+  const rate = (r: TransferRun) => (r.count ?? 0) / ((r.elapsedNs ?? 0) / 1e9);
+  const seeds = report.runs.filter((r) => r.spec.kind === "seed" && r.error === undefined);
+  const isGo = (r: TransferRun) => r.spec.kind === "seed" && r.spec.transport.startsWith("go-");
+  const go = seeds.find((r) => r.spec.kind === "seed" && r.spec.transport === "go-netrpc");
+  const ours = seeds.filter((r) => !isGo(r));
+  if (go === undefined || ours.length === 0 || !(rate(go) > 0)) return "";
+  const best = ours.reduce((a, b) => (rate(b) > rate(a) ? b : a));
+  return ` go-* rows: the same scenario in Go net/rpc (gob, one call per chunk; apps/bench/go/netrpc_*.go) on this machine, with and without fsync. The fastest nearwire row, ${idOf(best)}, does ${fmt3(rate(best) / rate(go))}× the uploads/s of go-netrpc (fsync per commit, as the nearwire rows).`;
+}
+
 /** The published scenario (2 MiB uploads, 10 clients): this run's rows. */
 function seedTable(report: TransferReport): Table {
   const rows: string[][] = [];
@@ -82,7 +97,7 @@ function seedTable(report: TransferReport): Table {
   const t = report.seedTiming;
   return {
     title: "Transfer: the published scenario (2 MiB uploads, 10 concurrent clients)",
-    note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (status + upload per file, 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with fsync + rename per commit); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.`,
+    note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (one upload call per file — below the client's resumeFromBytes, 4 MiB, it asks no status first — 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with fsync + rename per commit); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.${goRatio(report)}`,
     headers: [
       "transport/codec/file × clients",
       "uploads/s",
