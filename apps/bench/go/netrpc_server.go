@@ -171,32 +171,6 @@ func netrpcServerMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	conns := map[net.Conn]struct{}{}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns[c] = struct{}{}
-			mu.Unlock()
-			go func() {
-				srv.ServeConn(c)
-				mu.Lock()
-				delete(conns, c)
-				mu.Unlock()
-			}()
-		}
-	}()
-	serveUntilDone(address, *control, func() {
-		l.Close()
-		mu.Lock()
-		for c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
+	serveUntilDone(address, *control, acceptAll(l, func(c net.Conn) { srv.ServeConn(c) }))
 	return nil
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
@@ -36,5 +38,37 @@ func serveUntilDone(address string, control bool, stop func()) {
 				emit(map[string]interface{}{"t": "cpu", "userUs": d.UserUs, "systemUs": d.SystemUs, "peakRssBytes": peakRSS()})
 			}
 		}
+	}
+}
+
+// acceptAll serves each connection l accepts with serve (in its own goroutine) until l closes;
+// the returned stop closes l and every connection still open.
+func acceptAll(l net.Listener, serve func(net.Conn)) (stop func()) {
+	var mu sync.Mutex
+	conns := map[net.Conn]struct{}{}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns[c] = struct{}{}
+			mu.Unlock()
+			go func() {
+				serve(c)
+				mu.Lock()
+				delete(conns, c)
+				mu.Unlock()
+			}()
+		}
+	}()
+	return func() {
+		l.Close()
+		mu.Lock()
+		for c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
 	}
 }

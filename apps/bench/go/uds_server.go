@@ -7,7 +7,6 @@ import (
 	"flag"
 	"io"
 	"net"
-	"sync"
 )
 
 // The plain echo: each frame is a u32 BE length and that many bytes, echoed back as it came, the
@@ -27,34 +26,10 @@ func udsServerMain(args []string) error {
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	conns := map[net.Conn]struct{}{}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns[c] = struct{}{}
-			mu.Unlock()
-			go func() {
-				echoFrames(c, *coalesce)
-				c.Close()
-				mu.Lock()
-				delete(conns, c)
-				mu.Unlock()
-			}()
-		}
-	}()
-	serveUntilDone(address, *control, func() {
-		l.Close()
-		mu.Lock()
-		for c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
+	serveUntilDone(address, *control, acceptAll(l, func(c net.Conn) {
+		echoFrames(c, *coalesce)
+		c.Close()
+	}))
 	return nil
 }
 
