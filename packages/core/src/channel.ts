@@ -8,7 +8,8 @@ import type { Peer } from "./peer.js";
 export interface ChannelHandler {
   /**
    * One frame arrived. `payload` is valid until this callback returns when the channel's
-   * `transientPayloads` is true (shared-memory ring); copy it to keep it longer.
+   * `transientPayloads` (read during this callback) is true — a shared-memory ring slot, a
+   * socket's reused read buffer; copy it to keep it longer.
    */
   onFrame(type: number, payload: Uint8Array): void;
   /**
@@ -31,7 +32,11 @@ export interface ChannelHandler {
 export interface Channel {
   /** Largest payload `send` accepts and the peer will accept, in bytes. */
   readonly maxPayloadBytes: number;
-  /** True when received payloads are only valid during `onFrame` (see {@link ChannelHandler}). */
+  /**
+   * True when the payload being delivered is only valid during `onFrame` (see
+   * {@link ChannelHandler}). Read it inside `onFrame`: it may change from frame to frame (a
+   * socket channel delivers frames that spanned reads in buffers of their own).
+   */
   readonly transientPayloads: boolean;
   /**
    * Optional: how many bytes of frames this channel holds on their way to this side, so that the

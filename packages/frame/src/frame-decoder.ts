@@ -18,11 +18,13 @@ export interface FrameDecoderOptions {
   /**
    * Called once per frame, in order, synchronously from `push` (or `resume`). A frame that lay
    * entirely inside one pushed chunk is a zero-copy view of that chunk; a frame that spanned
-   * chunks is a new buffer of exactly its payload size (grown as its bytes arrive, never
-   * allocated at the declared length up front). If it throws, the decoder is dead and
-   * the exception propagates out of `push`.
+   * chunks (or was read in place, {@link FrameDecoder.payloadTarget}) is a new buffer of exactly
+   * its payload size (grown as its bytes arrive, never allocated at the declared length up
+   * front). `transient` is true for a view of a chunk pushed as transient: valid only until
+   * this callback returns. If it throws, the decoder is dead and the exception propagates out
+   * of `push`.
    */
-  onFrame(type: number, payload: Uint8Array): void;
+  onFrame(type: number, payload: Uint8Array, transient: boolean): void;
 }
 
 enum State {
@@ -43,12 +45,15 @@ enum State {
  * `frame-too-large` (raised after the 4 length bytes, before any payload is buffered); a CRC
  * mismatch → DATA_LOSS, reason `crc-mismatch`.
  *
- * Pushed chunks must not be modified afterwards (frames are views of them); chunks read from a
- * socket never are.
+ * Chunks pushed as persistent (the default) must not be modified afterwards (frames are views
+ * of them); chunks read from a socket into fresh buffers never are. A reader that reuses one
+ * read buffer pushes it as transient: frames cut from it are delivered with `transient` true,
+ * and what is held past the push (a pause) is copied. Such a reader can also read large
+ * payloads straight into their frame's buffer: see {@link FrameDecoder.payloadTarget}.
  */
 export class FrameDecoder {
   #max: number;
-  readonly #onFrame: (type: number, payload: Uint8Array) => void;
+  readonly #onFrame: (type: number, payload: Uint8Array, transient: boolean) => void;
   #state: State = State.Header;
   /** Header or trailer bytes collected so far (at most 5). */
   readonly #scratch = new Uint8Array(FRAME_HEADER_BYTES);
@@ -64,6 +69,10 @@ export class FrameDecoder {
   /** Chunks (or their unread tails) held while paused. */
   #held: Uint8Array[] = [];
   #heldBytes = 0;
+  /** The chunk being decoded was pushed as transient (its views die with the push). */
+  #transient = false;
+  /** The last frame delivered had a payload of at least DIRECT_READ_MIN_BYTES. */
+  #lastLarge = false;
 
   constructor(options: FrameDecoderOptions) {
     this.#max = checkMax(options.maxPayloadBytes ?? DEFAULT_MAX_FRAME_BYTES);
@@ -108,7 +117,7 @@ export class FrameDecoder {
 
   /**
    * Stops delivering frames, also in the middle of a chunk being pushed (from inside
-   * `onFrame`): the rest is held, without copying, until `resume`.
+   * `onFrame`): the rest is held until `resume` (without copying, unless pushed as transient).
    */
   pause(): void {
     this.#paused = true;
@@ -130,16 +139,21 @@ export class FrameDecoder {
     return this.#paused;
   }
 
-  /** Feeds received bytes. Throws on the first protocol violation (see the class doc). */
-  push(chunk: Uint8Array): void {
+  /**
+   * Feeds received bytes. `transient`: `chunk` is only valid during this call (a reused read
+   * buffer); frames that lie in it are delivered as transient views, and bytes held past the
+   * call are copied. Throws on the first protocol violation (see the class doc).
+   */
+  push(chunk: Uint8Array, transient = false): void {
     if (this.#error !== undefined) throw this.#error;
     if (this.#paused) {
       if (chunk.length > 0) {
-        this.#held.push(chunk);
+        this.#held.push(transient ? chunk.slice() : chunk);
         this.#heldBytes += chunk.length;
       }
       return;
     }
+    this.#transient = transient;
     try {
       this.#decode(chunk);
     } catch (err) {
@@ -163,7 +177,7 @@ export class FrameDecoder {
     let base = 0;
     while (pos < n) {
       if (this.#paused) {
-        const rest = chunk.subarray(pos);
+        const rest = this.#transient ? chunk.slice(pos) : chunk.subarray(pos);
         this.#held.push(rest);
         this.#heldBytes += rest.length;
         return;
@@ -197,7 +211,7 @@ export class FrameDecoder {
               (chunk[t + 3] as number)) >>>
             0;
           pos = t + FRAME_TRAILER_BYTES;
-          this.#deliver(type, payload, expected);
+          this.#deliver(type, payload, expected, this.#transient);
           continue;
         }
         pos = this.#collectHeader(chunk, pos, n);
@@ -210,7 +224,8 @@ export class FrameDecoder {
       if (this.#state === State.Payload) {
         const take = Math.min(this.#payloadLength - this.#partialLength, n - pos);
         let partial = this.#partial as Uint8Array;
-        if (this.#partialLength + take > partial.length) partial = this.#grow(take);
+        if (this.#partialLength + take > partial.length)
+          partial = this.#grow(this.#partialLength + take);
         partial.set(chunk.subarray(pos, pos + take), this.#partialLength);
         this.#partialLength += take;
         pos += take;
@@ -237,7 +252,7 @@ export class FrameDecoder {
         this.#partialLength = 0;
         this.#scratchLength = 0;
         this.#state = State.Header;
-        this.#deliver(this.#type, payload, expected);
+        this.#deliver(this.#type, payload, expected, false);
       }
     }
   }
@@ -277,22 +292,74 @@ export class FrameDecoder {
   }
 
   /**
-   * Makes room for `take` more payload bytes: the buffer grows to 4× what the frame will then
-   * hold (at least 4 KiB, at most its length), so memory stays within 4× the bytes received and
-   * a large frame is copied about 1.33 times in all instead of once. Complete, it is exactly
-   * the payload's size.
+   * Reading in place: where the next read should put its bytes, when a frame's payload is
+   * partly in and at least {@link DIRECT_READ_MIN_BYTES} of it are still missing — a view of the
+   * unfilled part of the frame's own buffer (grown as {@link push} would grow it), so those
+   * bytes cross no intermediate buffer; read at most its length into it and call
+   * {@link filled}. Undefined otherwise (and while paused or dead): read into a buffer of your
+   * own and {@link push} it. The view is only good until the next `push`, `resume` or
+   * `payloadTarget`.
    */
-  #grow(take: number): Uint8Array {
-    const need = this.#partialLength + take;
-    const size = Math.min(this.#payloadLength, Math.max(GROW_MIN_BYTES, need * 4));
-    const next = Buffer.allocUnsafeSlow(size);
+  payloadTarget(): Uint8Array | undefined {
+    if (this.#state !== State.Payload || this.#paused || this.#error !== undefined)
+      return undefined;
+    const left = this.#payloadLength - this.#partialLength;
+    if (left < DIRECT_READ_MIN_BYTES) return undefined;
+    let partial = this.#partial as Uint8Array;
+    // Room as push would make it (4× what is in): a peer that announces a large frame and
+    // sends little of it still makes this side hold little.
+    if (partial.length - this.#partialLength < DIRECT_READ_MIN_BYTES)
+      partial = this.#grow(this.#partialLength + 1);
+    if (partial.length - this.#partialLength < DIRECT_READ_MIN_BYTES) return undefined;
+    return partial.subarray(this.#partialLength);
+  }
+
+  /** `n` bytes were read into the view {@link payloadTarget} returned last. */
+  filled(n: number): void {
+    if (this.#error !== undefined || this.#state !== State.Payload) return;
+    if (
+      !Number.isInteger(n) ||
+      n < 0 ||
+      this.#partialLength + n > (this.#partial as Uint8Array).length
+    )
+      throw new NearwireError(Code.Internal, `filled(${n}) past the payload target`);
+    this.#partialLength += n;
+    if (this.#partialLength === this.#payloadLength) {
+      this.#state = State.Trailer;
+      this.#scratchLength = 0;
+    }
+  }
+
+  /**
+   * True when the next bytes due are the rest of a large frame (≥ {@link DIRECT_READ_MIN_BYTES},
+   * when {@link payloadTarget} offers nothing) or the head of the frame after one: the next is
+   * likely large too, so a reader reading in place reads little ({@link PEEK_READ_BYTES})
+   * first, to reach that frame's payload with {@link payloadTarget} early.
+   */
+  get smallReadAhead(): boolean {
+    if (this.#state === State.Header) return this.#lastLarge;
+    return this.#payloadLength >= DIRECT_READ_MIN_BYTES;
+  }
+
+  /**
+   * Makes room for `need` payload bytes in all: the buffer grows to 4× that (at least 4 KiB, at
+   * most the payload's length, all of it when less than 16 KiB would be left), so memory stays
+   * within 4× the bytes received plus 16 KiB and a large frame is copied about 1.33 times in
+   * all instead of once. Complete, it is exactly the payload's size.
+   */
+  #grow(need: number): Uint8Array {
+    let size = Math.min(this.#payloadLength, Math.max(GROW_MIN_BYTES, need * 4));
+    // Within DIRECT_READ_MIN_BYTES of the end: the whole payload, not one more small step.
+    if (this.#payloadLength - size < DIRECT_READ_MIN_BYTES) size = this.#payloadLength;
     const old = this.#partial as Uint8Array;
+    if (size <= old.length) return old;
+    const next = Buffer.allocUnsafeSlow(size);
     if (this.#partialLength > 0) next.set(old.subarray(0, this.#partialLength));
     this.#partial = next;
     return next;
   }
 
-  #deliver(type: number, payload: Uint8Array, expected: number): void {
+  #deliver(type: number, payload: Uint8Array, expected: number, transient: boolean): void {
     const actual = crc32c(payload, crc32cByte(type));
     if (actual !== expected) {
       throw new NearwireError(
@@ -301,7 +368,8 @@ export class FrameDecoder {
         { reason: "crc-mismatch" },
       );
     }
-    this.#onFrame(type, payload);
+    this.#lastLarge = payload.length >= DIRECT_READ_MIN_BYTES;
+    this.#onFrame(type, payload, transient);
   }
 }
 
@@ -309,6 +377,14 @@ const EMPTY = new Uint8Array(0);
 
 /** Smallest buffer a frame spanning chunks starts with (4 KiB). */
 const GROW_MIN_BYTES = 4096;
+
+/** {@link FrameDecoder.payloadTarget} offers the frame's buffer when this much is missing (16 KiB). */
+export const DIRECT_READ_MIN_BYTES = 16 * 1024;
+/**
+ * What a reader reading in place reads after a large frame (16 KiB): the next frame's head, and
+ * enough of its payload that the buffer it then grows (4×) holds a 64 KiB payload whole.
+ */
+export const PEEK_READ_BYTES = 16 * 1024;
 
 function tooLarge(len: number, max: number): NearwireError {
   return new NearwireError(Code.ResourceExhausted, `frame ${len} B > maxFrameBytes ${max}`, {

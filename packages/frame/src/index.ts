@@ -25,7 +25,7 @@ export {
   MAX_FRAME_LENGTH_FIELD,
 } from "./frame-constants.js";
 export type { FrameDecoderOptions } from "./frame-decoder.js";
-export { FrameDecoder } from "./frame-decoder.js";
+export { DIRECT_READ_MIN_BYTES, FrameDecoder, PEEK_READ_BYTES } from "./frame-decoder.js";
 export type { GoAway, Hello } from "./preface.js";
 export {
   decodeGoAway,

@@ -34,6 +34,7 @@ import {
   readHello,
   transportMismatch,
 } from "./socket-preface.js";
+import type { SocketReader } from "./socket-reader.js";
 
 /** After sending GOAWAY, how long to wait for the peer to close before destroying (ms). */
 export const GOAWAY_LINGER_MS = 1000;
@@ -59,6 +60,13 @@ export interface SocketChannelOptions {
   peer: string;
   /** Server side: the peer read on accept (`SO_PEERCRED`), handed to handlers as `ctx.peer`. */
   peerCredentials?: Peer;
+  /**
+   * The reader the socket was made with (`onread: reader.onread`, or `adoptAccepted`): reads
+   * then go into a reused buffer, or straight into a large frame's own buffer, instead of a new
+   * buffer per read, and frames that lay whole in a read are delivered transient (see
+   * `Channel.transientPayloads`). Without it the channel reads the socket's `data` events.
+   */
+  reader?: SocketReader;
 }
 
 type State = "preface" | "open" | "closed";
@@ -68,7 +76,6 @@ type State = "preface" | "open" | "closed";
  * {@link SocketChannel.accept} (server); both resolve once the preface has completed.
  */
 export class SocketChannel implements Channel {
-  readonly transientPayloads = false;
   readonly peer: string;
   readonly peerCredentials: Peer | undefined;
   readonly #socket: net.Socket;
@@ -97,6 +104,10 @@ export class SocketChannel implements Channel {
   #ready: { resolve: () => void; reject: (err: NearwireError) => void };
   readonly #readyPromise: Promise<void>;
   readonly #socketClosed: Promise<void>;
+  /** The frame being delivered is a view of the shared read buffer (reader mode). */
+  #frameTransient = false;
+  /** The view of a frame's buffer handed out as the next read's target, if any. */
+  #readTarget: Uint8Array | undefined;
 
   private constructor(
     socket: net.Socket,
@@ -117,9 +128,13 @@ export class SocketChannel implements Channel {
     this.#socketClosed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     this.#decoder = new FrameDecoder({
       maxPayloadBytes: role === "server" ? PREFACE_MAX_PAYLOAD_BYTES : options.maxFrameBytes,
-      onFrame: (type, payload) => this.#onFrame(type, payload),
+      onFrame: (type, payload, transient) => {
+        this.#frameTransient = transient;
+        this.#onFrame(type, payload);
+      },
     });
-    socket.on("data", (chunk: Buffer) => this.#onData(chunk));
+    if (options.reader === undefined) socket.on("data", (chunk: Buffer) => this.#onData(chunk));
+    else options.reader.attach(this.#readSink);
     socket.on("error", (err) => this.#peerGone(NearwireError.from(err, Code.Unavailable)));
     socket.on("close", () => {
       this.#peerGone(undefined);
@@ -152,6 +167,14 @@ export class SocketChannel implements Channel {
     const channel = new SocketChannel(socket, "server", options);
     await channel.#readyPromise;
     return channel;
+  }
+
+  /**
+   * True while a frame that lay whole in one read of the shared buffer is being delivered (reader
+   * mode): it is valid only during `onFrame`. Frames that spanned reads have buffers of their own.
+   */
+  get transientPayloads(): boolean {
+    return this.#frameTransient;
   }
 
   get maxPayloadBytes(): number {
@@ -258,6 +281,26 @@ export class SocketChannel implements Channel {
     if (this.#frameTimer === undefined && this.#decoder.inFrame) this.#armFrameTimer();
   }
 
+  /** Reader mode: reads land in a large frame's own buffer or the shared one. */
+  readonly #readSink = {
+    readTarget: (): Uint8Array | undefined => {
+      this.#readTarget = this.#state === "open" ? this.#decoder.payloadTarget() : undefined;
+      return this.#readTarget;
+    },
+    readSmall: (): boolean => this.#decoder.smallReadAhead,
+    onRead: (buf: Uint8Array, n: number): boolean => {
+      if (buf === this.#readTarget) {
+        this.#readTarget = undefined;
+        if (this.#state === "open") this.#decoder.filled(n);
+        return true;
+      }
+      if (this.#state === "open") this.#onBytes(buf.subarray(0, n), true);
+      // The preface holds what it reads (the peer's first bytes, frames after HELLO): a copy.
+      else this.#onData(Buffer.from(buf.subarray(0, n)));
+      return true;
+    },
+  };
+
   #onData(chunk: Buffer): void {
     if (this.#state === "closed") return;
     let data = chunk;
@@ -277,10 +320,15 @@ export class SocketChannel implements Channel {
       }
       data = head;
     }
+    // A plain Uint8Array view of the chunk: the frames cut from it are then made by the
+    // built-in TypedArray subarray, not Buffer's slower species constructor.
+    this.#onBytes(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), false);
+  }
+
+  /** Decodes received bytes; `transient`: a view of the shared read buffer. */
+  #onBytes(bytes: Uint8Array, transient: boolean): void {
     try {
-      // A plain Uint8Array view of the chunk: the frames cut from it are then made by the
-      // built-in TypedArray subarray, not Buffer's slower species constructor.
-      this.#decoder.push(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      this.#decoder.push(bytes, transient);
     } catch (err) {
       this.#onStreamError(err);
       return;

@@ -26,6 +26,7 @@ import {
   peerRefused,
 } from "@nearwire/socket";
 import { GOAWAY_LINGER_MS, SocketChannel, type SocketChannelOptions } from "./socket-channel.js";
+import { adoptAccepted, SocketReader } from "./socket-reader.js";
 
 /**
  * Options of {@link createUdsChannelProvider}. `allowUids` / `authorize` (listener side) are
@@ -131,7 +132,11 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
       const listener = await bindStreamListener(parsed, {
         ...(options.socketMode === undefined ? {} : { socketMode: options.socketMode }),
         ...(options.backlog === undefined ? {} : { backlog: options.backlog }),
-        onConnection(socket) {
+        onConnection(accepted) {
+          // Reads into a reused buffer (or a large frame's own), not a new buffer per read.
+          const reader = new SocketReader();
+          const adopted = adoptAccepted(accepted, reader);
+          const socket = adopted ?? accepted;
           const peer =
             parsed.kind === "tcp"
               ? formatTcp(socket.remoteAddress ?? "?", socket.remotePort ?? 0)
@@ -160,6 +165,7 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
             SocketChannel.accept(socket, {
               ...channelOptions(peer),
               peerCredentials: credentials,
+              ...(adopted === undefined ? {} : { reader }),
             }).then(onChannel, (err: NearwireError) => options.onRejected?.(err, peer));
           };
           const admitted = gate.admit(credentials);
@@ -170,12 +176,21 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
       return { address: listener.address, close: () => listener.close() };
     },
     async connect(): Promise<Channel> {
+      const reader = new SocketReader();
       const socket =
         parsed.kind === "tcp"
-          ? net.connect({ host: parsed.host, port: parsed.port, noDelay: true })
-          : net.connect({ path: netPath(parsed) });
+          ? net.connect({
+              host: parsed.host,
+              port: parsed.port,
+              noDelay: true,
+              onread: reader.onread,
+            })
+          : net.connect({ path: netPath(parsed), onread: reader.onread });
       try {
-        return await SocketChannel.connect(socket, channelOptions(describe(parsed.address)));
+        return await SocketChannel.connect(socket, {
+          ...channelOptions(describe(parsed.address)),
+          reader,
+        });
       } catch (err) {
         throw nothingListens(err, parsed.address) ?? err;
       }

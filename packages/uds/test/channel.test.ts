@@ -86,7 +86,7 @@ for (const [kind, address] of [
 }
 
 describe("uds channel provider", () => {
-  it("is named uds or tcp by address; payloads are not transient", async () => {
+  it("is named uds or tcp by address; nothing is transient outside onFrame", async () => {
     for (const [address, name] of [
       [tmp.path("name.sock"), "uds"],
       [abstractName(), "uds"],
@@ -101,6 +101,79 @@ describe("uds channel provider", () => {
       await ch.close();
       await listener.close();
     }
+  });
+
+  it("reads through a shared buffer: small frames transient, large ones in buffers of their own", async () => {
+    for (const address of [tmp.path("reader.sock"), "tcp:127.0.0.1:0"]) {
+      const { local, remote, dispose } = await udsBatchesPair(address, {
+        connector: false,
+        listener: false,
+      });
+      const small = (i: number) => new Uint8Array(50).fill(i);
+      const large = (i: number) =>
+        Uint8Array.from({ length: 200_000 }, (_, j) => (i + j * 13) & 0xff);
+      // Both directions: the accepted socket (moved to a reader socket) and the connecting one.
+      const got = new Map<Channel, { type: number; payload: Uint8Array; transient: boolean }[]>();
+      const all = [local, remote].map(
+        (ch) =>
+          new Promise<void>((resolve) => {
+            const frames: { type: number; payload: Uint8Array; transient: boolean }[] = [];
+            got.set(ch, frames);
+            ch.start({
+              onFrame: (type, payload) => {
+                frames.push({
+                  type,
+                  payload: new Uint8Array(payload),
+                  transient: ch.transientPayloads,
+                });
+                if (frames.length === 6) resolve();
+              },
+              onClose: () => {},
+            });
+          }),
+      );
+      const sent = [small(1), large(2), large(3), small(4), large(5), small(6)];
+      for (const ch of [local, remote])
+        for (const [i, payload] of sent.entries()) ch.send(0x80 + i, payload);
+      await Promise.all(all);
+      for (const ch of [local, remote]) {
+        const frames = got.get(ch) ?? [];
+        assert.deepEqual(
+          frames.map((f) => f.type),
+          sent.map((_, i) => 0x80 + i),
+        );
+        for (const [i, f] of frames.entries()) assert.deepEqual(f.payload, sent[i], `frame ${i}`);
+        assert.deepEqual(
+          frames.map((f) => f.transient),
+          [true, false, false, true, false, true],
+        );
+      }
+      await remote.close();
+      await local.close();
+      await dispose();
+    }
+  });
+
+  it("a SocketChannel on a socket connected without a reader delivers nothing transient", async () => {
+    const { local, remote, dispose } = await udsPair(tmp.path("plain.sock"));
+    const got: boolean[] = [];
+    const done = new Promise<void>((resolve) => {
+      remote.start({
+        onFrame: () => {
+          got.push(remote.transientPayloads);
+          if (got.length === 2) resolve();
+        },
+        onClose: () => {},
+      });
+    });
+    local.start({ onFrame: () => {}, onClose: () => {} });
+    local.send(0x80, new Uint8Array(10));
+    local.send(0x81, new Uint8Array(100_000));
+    await done;
+    assert.deepEqual(got, [false, false]);
+    await remote.close();
+    await local.close();
+    await dispose();
   });
 
   it("maxPayloadBytes is the smaller of both sides' maxFrameBytes", async () => {
