@@ -33,6 +33,12 @@ export interface Channel {
   /** Largest payload `send` accepts and the peer will accept, in bytes. */
   readonly maxPayloadBytes: number;
   /**
+   * Optional: takes back a payload this channel delivered (not transient) once nothing refers
+   * to it any more, so that a later frame can reuse its memory. The RPC engine calls it for
+   * the request messages of a handler marked with `lendMessages`, at most once per payload.
+   */
+  reclaim?(payload: Uint8Array): void;
+  /**
    * True when the payload being delivered is only valid during `onFrame` (see
    * {@link ChannelHandler}). Read it inside `onFrame`: it may change from frame to frame (a
    * socket channel delivers frames that spanned reads in buffers of their own).

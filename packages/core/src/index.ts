@@ -46,6 +46,7 @@ export type { ReconnectingConnection } from "./reconnect/reconnecting-connection
 export { createReconnectingConnection } from "./reconnect/reconnecting-connection.js";
 export type { HandlerErrorHook, HandlerErrorInfo } from "./rpc/handler-error.js";
 export { logHandlerError } from "./rpc/handler-error.js";
+export { lendMessages } from "./rpc/lend-messages.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";
 export { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_BYTES } from "./rpc/rpc-server.js";
 export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";

@@ -27,7 +27,11 @@
  * - `InboundStream`: the receiving end of a streamed call as an async iterable, with a callback
  *   per message taken (flow-control credit); `DeadlineTimer`: a call's deadline timer for any
  *   u32 number of ms. grpc-uds builds its calls from both.
+ * - `BufferPool`: large receive buffers kept for reuse once given back (a channel's frame
+ *   buffers, the engine's copies of ring messages lent by `lendMessages` handlers).
  */
+export type { BufferPoolOptions } from "./buffer-pool.js";
+export { BufferPool } from "./buffer-pool.js";
 export { checkSend, isSendableType } from "./check-send.js";
 export { guardListen } from "./guard-listen.js";
 export type { ClientMethod } from "./intercept/client-chain.js";

@@ -85,3 +85,50 @@ test("return() abandons the stream: buffered messages are dropped and onAbandon 
   s.push(99); // after the end: ignored
   assert.deepEqual(await s.next(), { value: undefined, done: true });
 });
+
+test("lending: a message's frame goes back when the consumer asks for the next, in order", async () => {
+  const s = new InboundStream<number>();
+  s.bind(
+    () => {},
+    () => {},
+  );
+  const back: Uint8Array[] = [];
+  s.lend((f) => back.push(f));
+  const frames = Array.from({ length: 40 }, () => new Uint8Array(1));
+  // 1 taken by a waiting consumer, then 39 buffered (the ring grows past 16 and 32).
+  const first = s.next();
+  s.push(0, frames[0]);
+  assert.equal((await first).value, 0);
+  for (let i = 1; i < 40; i++) s.push(i, frames[i]);
+  assert.equal(back.length, 0, "nothing given back while the consumer holds message 0");
+  for (let i = 1; i < 40; i++) {
+    const r = await s.next();
+    assert.equal(r.value, i);
+    // The frame of the message before, not of this one.
+    assert.equal(back.length, i);
+    assert.equal(back[i - 1], frames[i - 1]);
+  }
+  // A message pushed without a frame (a BATCH's) gives nothing back.
+  s.push(40);
+  await s.next();
+  assert.equal(back.length, 40);
+  s.end();
+  assert.equal((await s.next()).done, true);
+  assert.equal(back.length, 40);
+});
+
+test("lending: frames of messages never taken are dropped, not given back", async () => {
+  const s = new InboundStream<number>();
+  s.bind(
+    () => {},
+    () => {},
+  );
+  const back: Uint8Array[] = [];
+  s.lend((f) => back.push(f));
+  s.push(1, new Uint8Array(1));
+  s.push(2, new Uint8Array(1));
+  await s.next();
+  s.fail(new NearwireError(Code.Canceled, "gone"));
+  await assert.rejects(s.next(), (err) => (err as NearwireError).code === Code.Canceled);
+  assert.equal(back.length, 0, "the held message's frame is not given back after a failure");
+});

@@ -26,7 +26,7 @@ function run(code: string): string {
 }
 
 describe("README examples", () => {
-  it("has five, each runs in its own process", () => assert.equal(blocks.length, 5));
+  it("has six, each runs in its own process", () => assert.equal(blocks.length, 6));
 
   it("services, codecs, errors", () => {
     assert.equal(run(blocks[0] ?? ""), "nearest,walk server_streaming\ntrue decode-failed\n");
@@ -44,7 +44,11 @@ describe("README examples", () => {
     assert.equal(run(blocks[3] ?? ""), "");
   });
 
+  it("lending request messages (lendMessages)", () => {
+    assert.equal(run(blocks[4] ?? ""), "");
+  });
+
   it("reconnecting and retrying", () => {
-    assert.equal(run(blocks[4] ?? ""), "2 ready\ntrue\n4 ready\n");
+    assert.equal(run(blocks[5] ?? ""), "2 ready\ntrue\n4 ready\n");
   });
 });

@@ -1,5 +1,6 @@
 /** FrameDecoder: frame v1 from a byte stream split or joined anywhere, limits checked first. */
 import { Code, NearwireError } from "@nearwire/core";
+import { BufferPool } from "@nearwire/core/transport-kit";
 import { crc32c, crc32cByte } from "./crc32c.js";
 import {
   DEFAULT_MAX_FRAME_BYTES,
@@ -73,6 +74,12 @@ export class FrameDecoder {
   #transient = false;
   /** The last frame delivered had a payload of at least DIRECT_READ_MIN_BYTES. */
   #lastLarge = false;
+  /** Frame buffers given back ({@link reclaim}) for later large frames. */
+  readonly #spare = new BufferPool({
+    maxCount: SPARE_MAX,
+    maxBytes: SPARE_MAX_BYTES,
+    allocate: (n) => Buffer.allocUnsafeSlow(n),
+  });
 
   constructor(options: FrameDecoderOptions) {
     this.#max = checkMax(options.maxPayloadBytes ?? DEFAULT_MAX_FRAME_BYTES);
@@ -284,8 +291,12 @@ export class FrameDecoder {
       this.#scratchLength = 0;
       this.#partialLength = 0;
       // Allocated as bytes arrive (#grow), not at the declared length: a peer announcing a
-      // large frame and sending little of it makes this side hold little.
-      this.#partial = EMPTY;
+      // large frame and sending little of it makes this side hold little. A buffer given back
+      // is memory held already.
+      this.#partial =
+        this.#spare.keptBytes > 0 && this.#payloadLength >= DIRECT_READ_MIN_BYTES
+          ? (this.#spare.take(this.#payloadLength) ?? EMPTY)
+          : EMPTY;
       this.#state = this.#payloadLength === 0 ? State.Trailer : State.Payload;
     }
     return pos;
@@ -342,6 +353,17 @@ export class FrameDecoder {
   }
 
   /**
+   * Gives back the payload of a frame this decoder delivered (not a view of a pushed chunk)
+   * once nothing refers to it any more: a later frame of at most its size is then received into
+   * it instead of a new buffer. Keeps at most 32 buffers and 2 MiB (`SPARE_MAX`,
+   * `SPARE_MAX_BYTES`); anything else (a view of a chunk, a buffer already given back) is
+   * ignored.
+   */
+  reclaim(payload: Uint8Array): void {
+    this.#spare.give(payload);
+  }
+
+  /**
    * Makes room for `need` payload bytes in all: the buffer grows to 4× that (at least 4 KiB, at
    * most the payload's length, all of it when less than 16 KiB would be left), so memory stays
    * within 4× the bytes received plus 16 KiB and a large frame is copied about 1.33 times in
@@ -353,7 +375,9 @@ export class FrameDecoder {
     if (this.#payloadLength - size < DIRECT_READ_MIN_BYTES) size = this.#payloadLength;
     const old = this.#partial as Uint8Array;
     if (size <= old.length) return old;
-    const next = Buffer.allocUnsafeSlow(size);
+    // Complete, the buffer is the frame's: made by the pool, so that it may come back.
+    const next =
+      size === this.#payloadLength ? this.#spare.make(size) : Buffer.allocUnsafeSlow(size);
     if (this.#partialLength > 0) next.set(old.subarray(0, this.#partialLength));
     this.#partial = next;
     return next;
@@ -380,6 +404,15 @@ const GROW_MIN_BYTES = 4096;
 
 /** {@link FrameDecoder.payloadTarget} offers the frame's buffer when this much is missing (16 KiB). */
 export const DIRECT_READ_MIN_BYTES = 16 * 1024;
+/**
+ * Frame buffers a decoder keeps for reuse ({@link FrameDecoder.reclaim}): at most 32 … (a
+ * sender refilled with credit sends a burst of frames while the handler gives back one at a
+ * time)
+ */
+const SPARE_MAX = 32;
+/** … and 2 MiB (a stream's receive window is at most 1 MiB of messages). */
+const SPARE_MAX_BYTES = 2 * 1024 * 1024;
+
 /**
  * What a reader reading in place reads after a large frame (16 KiB): the next frame's head, and
  * enough of its payload that the buffer it then grows (4×) holds a 64 KiB payload whole.

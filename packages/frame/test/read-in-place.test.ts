@@ -174,3 +174,58 @@ describe("FrameDecoder: reading in place (payloadTarget / filled) and transient 
     assert.ok(decoder.payloadTarget() !== undefined);
   });
 });
+
+describe("FrameDecoder.reclaim: frame buffers given back are reused", () => {
+  function decoderOf(got: Uint8Array[]) {
+    return new FrameDecoder({ onFrame: (_t, payload) => got.push(payload) });
+  }
+  /** Pushes `frame` in two pieces, so that it spans chunks (its own buffer). */
+  function pushSplit(decoder: FrameDecoder, frame: Uint8Array) {
+    decoder.push(frame.subarray(0, 1000));
+    decoder.push(frame.subarray(1000));
+  }
+
+  it("a later frame of at most that size lands in the buffer given back, intact", () => {
+    const got: Uint8Array[] = [];
+    const decoder = decoderOf(got);
+    pushSplit(decoder, encodeFrame(0x10, new Uint8Array(70_000).fill(1)));
+    const first = got[0] as Uint8Array;
+    decoder.reclaim(first);
+    pushSplit(decoder, encodeFrame(0x11, new Uint8Array(50_000).fill(2)));
+    const second = got[1] as Uint8Array;
+    assert.equal(second.buffer, first.buffer);
+    assert.equal(second.length, 50_000);
+    assert.ok(second.every((b) => b === 2));
+    // Not given back: the next frame gets a buffer of its own.
+    pushSplit(decoder, encodeFrame(0x12, new Uint8Array(50_000).fill(3)));
+    assert.notEqual((got[2] as Uint8Array).buffer, first.buffer);
+    assert.ok(
+      second.every((b) => b === 2),
+      "the lent frame was not overwritten",
+    );
+  });
+
+  it("ignores views of pushed chunks, buffers given back twice, and frames too large for them", () => {
+    const got: Uint8Array[] = [];
+    const decoder = decoderOf(got);
+    const chunk = encodeFrame(0x10, new Uint8Array(40_000).fill(7));
+    decoder.push(chunk);
+    decoder.reclaim(got[0] as Uint8Array); // a view of `chunk`
+    pushSplit(decoder, encodeFrame(0x11, new Uint8Array(30_000).fill(8)));
+    assert.notEqual((got[1] as Uint8Array).buffer, chunk.buffer);
+    assert.ok(
+      chunk.subarray(5, 40_005).every((b) => b === 7),
+      "the chunk was not reused",
+    );
+
+    const own = got[1] as Uint8Array;
+    decoder.reclaim(own);
+    decoder.reclaim(own);
+    pushSplit(decoder, encodeFrame(0x12, new Uint8Array(60_000).fill(9))); // larger: not in it
+    assert.notEqual((got[2] as Uint8Array).buffer, own.buffer);
+    pushSplit(decoder, encodeFrame(0x13, new Uint8Array(20_000).fill(10)));
+    pushSplit(decoder, encodeFrame(0x14, new Uint8Array(20_000).fill(11)));
+    assert.equal((got[3] as Uint8Array).buffer, own.buffer);
+    assert.notEqual((got[4] as Uint8Array).buffer, own.buffer, "given back once, used once");
+  });
+});

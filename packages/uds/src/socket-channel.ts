@@ -177,6 +177,11 @@ export class SocketChannel implements Channel {
     return this.#frameTransient;
   }
 
+  /** Gives a delivered frame's buffer back to the decoder, for a later large frame. */
+  reclaim(payload: Uint8Array): void {
+    this.#decoder.reclaim(payload);
+  }
+
   get maxPayloadBytes(): number {
     return Math.min(this.#options.maxFrameBytes, this.#peerMaxFrameBytes);
   }

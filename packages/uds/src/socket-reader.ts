@@ -15,7 +15,7 @@ export interface ReadSink {
    * (a large frame's own buffer), else undefined.
    */
   readTarget(): Uint8Array | undefined;
-  /** The next read should be small ({@link PEEK_READ_BYTES}): a large frame's head is due. */
+  /** The next read should be small (`PEEK_READ_BYTES` of `@nearwire/frame`): a large frame's head is due. */
   readSmall(): boolean;
   /**
    * `n` bytes were read into `buf`: the last `readTarget()` or the shared buffer, which is only

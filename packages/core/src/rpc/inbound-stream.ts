@@ -22,6 +22,13 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
 
   private onConsumed: () => void = nothing;
   private onAbandon: () => void = nothing;
+  /**
+   * Lending (see {@link lend}): the frame of each buffered message, parallel to `items`; the
+   * frame of the message the consumer holds; where frames go back.
+   */
+  private frames: (Uint8Array | undefined)[] | undefined;
+  private lent: Uint8Array | undefined;
+  private reclaim: ((frame: Uint8Array) => void) | undefined;
 
   /**
    * Sets what happens when the consumer takes a message (`onConsumed`: return CREDIT) and when
@@ -32,24 +39,50 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     this.onAbandon = onAbandon;
   }
 
+  /**
+   * The consumer is done with a message once it asks for the next one (`lendMessages`): the
+   * frame pushed with it then goes to `reclaim`. Frames of messages never taken (the stream
+   * ended or failed first) are left to the garbage collector.
+   */
+  lend(reclaim: (frame: Uint8Array) => void): void {
+    this.reclaim = reclaim;
+    this.frames = new Array<Uint8Array | undefined>(this.items.length).fill(undefined);
+  }
+
+  /** Gives the frame of the message the consumer held back, if any. */
+  private giveBack(): void {
+    const frame = this.lent;
+    if (frame !== undefined) {
+      this.lent = undefined;
+      (this.reclaim as (frame: Uint8Array) => void)(frame);
+    }
+  }
+
   /** Messages buffered and not yet taken. */
   get buffered(): number {
     return this.count;
   }
 
-  push(value: T): void {
+  /**
+   * Buffers `value` (or hands it to a waiting consumer). `frame`: the buffer it was decoded from
+   * and still refers to, given back once the consumer is done with it when lending.
+   */
+  push(value: T, frame?: Uint8Array): void {
     if (this.ended) return;
     const w = this.waiter;
     if (w !== undefined) {
       this.waiter = undefined;
       this.failWaiter = undefined;
+      if (this.frames !== undefined) this.lent = frame;
       this.onConsumed();
       w({ value, done: false });
       return;
     }
     let items = this.items;
     if (this.count === items.length) items = this.grow();
-    items[(this.head + this.count) & (items.length - 1)] = value;
+    const at = (this.head + this.count) & (items.length - 1);
+    items[at] = value;
+    if (this.frames !== undefined) this.frames[at] = frame;
     this.count++;
   }
 
@@ -59,6 +92,13 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     const items = new Array<T | undefined>(old.length * 2).fill(undefined);
     for (let i = 0; i < this.count; i++) items[i] = old[(this.head + i) & (old.length - 1)];
     this.items = items;
+    const oldFrames = this.frames;
+    if (oldFrames !== undefined) {
+      const frames = new Array<Uint8Array | undefined>(items.length).fill(undefined);
+      for (let i = 0; i < this.count; i++)
+        frames[i] = oldFrames[(this.head + i) & (old.length - 1)];
+      this.frames = frames;
+    }
     this.head = 0;
     return items;
   }
@@ -66,6 +106,8 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
   /** Drops every buffered message. */
   private clear(): void {
     this.items.fill(undefined);
+    this.frames?.fill(undefined);
+    this.lent = undefined;
     this.head = 0;
     this.count = 0;
   }
@@ -100,10 +142,16 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
+    if (this.lent !== undefined) this.giveBack();
     if (this.count > 0) {
       const items = this.items;
       const value = items[this.head] as T;
       items[this.head] = undefined;
+      const frames = this.frames;
+      if (frames !== undefined) {
+        this.lent = frames[this.head];
+        frames[this.head] = undefined;
+      }
       this.head = (this.head + 1) & (items.length - 1);
       this.count--;
       this.onConsumed();

@@ -5,11 +5,18 @@ import { NearwireError } from "../nearwire-error.js";
 import type { ServiceDefinition } from "../service.js";
 import type { BindOptions } from "../transport.js";
 import { type BoundMethod, bindService } from "./bound-method.js";
+import { lendsMessages } from "./lend-messages.js";
 
 /** A served method: its binding and its handler. */
 export interface ServedMethod {
   readonly bound: BoundMethod;
   readonly impl: (input: unknown, ctx: never) => unknown;
+  /**
+   * The handler lends its request messages (`lendMessages`, a client- or bidi-streaming method
+   * served without interceptors): the engine may reuse a message's buffer once the handler asks
+   * for the next.
+   */
+  readonly lends: boolean;
 }
 
 /**
@@ -28,6 +35,10 @@ export function bindHandlers(
     if (typeof fn !== "function")
       throw new NearwireError(Code.InvalidArgument, `no handler for ${bound.path}`);
     const handler = serverHandler(bound, fn.bind(impl) as Handler, options.interceptors);
-    return { bound, impl: handler as ServedMethod["impl"] };
+    const lends =
+      lendsMessages(fn) &&
+      (options.interceptors === undefined || options.interceptors.length === 0) &&
+      (bound.kind === "client_streaming" || bound.kind === "bidi_streaming");
+    return { bound, impl: handler as ServedMethod["impl"], lends };
   });
 }

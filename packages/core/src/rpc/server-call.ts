@@ -49,6 +49,8 @@ export class ServerCall implements HandlerContext {
     readonly peer: Peer,
     /** The client takes a HEADERS frame on this call (its REQUEST set TAKES_HEADERS). */
     takesHeaders: boolean,
+    /** The handler lends its request messages (`ServedMethod.lends`). */
+    readonly lends = false,
   ) {
     this.headersPending = takesHeaders;
     this.method = bound.path;

@@ -1,4 +1,5 @@
 /** The server side of the RPC engine over one Channel (PROTOCOL.md section 5). */
+import { BufferPool } from "../buffer-pool.js";
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import type { MessageCodec } from "../codec.js";
@@ -48,6 +49,9 @@ export interface ServerSessionHost {
   sessionClosed(session: ServerSession): void;
   callsChanged(): void;
 }
+
+/** A message out of a transient frame is lent in a pooled copy from this size (4 KiB) on. */
+const LEND_COPY_MIN_BYTES = 4096;
 
 /**
  * Serves calls arriving on one channel.
@@ -109,6 +113,16 @@ export class ServerSession extends Session<ServerCall> {
     await this.writer.close();
   }
 
+  /** The MESSAGE frame being delivered, when its call's handler lends its messages. */
+  private lendable: Uint8Array | undefined;
+  /** Copies of large messages out of transient frames, for handlers that lend their messages. */
+  private readonly copies = new BufferPool({ maxCount: 32, maxBytes: 2 * 1024 * 1024 });
+  /** Gives a lent frame back: to the copies' pool if it is one of them, else to the channel. */
+  private readonly reclaim = (frame: Uint8Array): void => {
+    if (this.copies.owns(frame)) this.copies.give(frame);
+    else this.channel.reclaim?.(frame);
+  };
+
   private onFrame(type: number, payload: Uint8Array): void {
     this.framesIn++;
     try {
@@ -119,15 +133,16 @@ export class ServerSession extends Session<ServerCall> {
         case FrameType.Message: {
           const id = readCallId(payload, "MESSAGE");
           const call = this.calls.get(id);
-          if (call !== undefined)
-            this.onMessage(
-              call,
-              payload,
-              MESSAGE_HEAD_BYTES,
-              payload.byteLength,
-              this.channel.transientPayloads,
-            );
-          else this.checkStarted(id, "MESSAGE");
+          if (call !== undefined) {
+            const transient = this.channel.transientPayloads;
+            // A frame of one message, kept by nothing else: lent with it when the handler lends.
+            if (call.lends && !transient) this.lendable = payload;
+            try {
+              this.onMessage(call, payload, MESSAGE_HEAD_BYTES, payload.byteLength, transient);
+            } finally {
+              this.lendable = undefined;
+            }
+          } else this.checkStarted(id, "MESSAGE");
           return;
         }
         case FrameType.Batch:
@@ -202,6 +217,7 @@ export class ServerSession extends Session<ServerCall> {
       head.timeoutMs,
       this.peer,
       (head.flags & FLAG_TAKES_HEADERS) !== 0,
+      method.lends,
     );
   }
 
@@ -239,6 +255,7 @@ export class ServerSession extends Session<ServerCall> {
     }
     this.register(call, timeoutMs);
     const inbound = new InboundStream<unknown>();
+    if (call.lends) inbound.lend(this.reclaim);
     call.inCredit = new InboundCredit(this.windowLimits);
     inbound.bind(
       () => this.consumed(call),
@@ -294,8 +311,24 @@ export class ServerSession extends Session<ServerCall> {
     if (inbound === undefined || call.halfClosed)
       throw protocolError(`MESSAGE on call ${call.id} after its END`);
     if (!(call.inCredit as InboundCredit).onReceived(end - offset)) throw this.pastCredit(call.id);
+    const n = end - offset;
+    if (
+      transient &&
+      call.lends &&
+      n >= LEND_COPY_MIN_BYTES &&
+      n <= this.host.maxMessageBytes &&
+      call.bound.input.decodesInPlace
+    ) {
+      // A large message out of a transient frame (a ring slot): copied into a buffer of the
+      // session's pool, lent with the message and given back to the pool.
+      const copy = this.copies.take(n) ?? this.copies.make(n);
+      copy.set(frame.subarray(offset, end));
+      const input = this.decodeRequestMessage(call, copy, 0, n, false);
+      if (input !== NOTHING) inbound.push(input, copy);
+      return;
+    }
     const input = this.decodeRequestMessage(call, frame, offset, end, transient);
-    if (input !== NOTHING) inbound.push(input);
+    if (input !== NOTHING) inbound.push(input, frame === this.lendable ? frame : undefined);
   }
 
   private onEnd(id: number): void {

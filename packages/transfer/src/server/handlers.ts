@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@nearwire/core";
+import { lendMessages, type ServiceImpl } from "@nearwire/core";
 import type { TransferServiceDefinition } from "../service.js";
 import { download } from "./download.js";
 import { createServedRoot, type TransferHandlersOptions } from "./served-root.js";
@@ -19,7 +19,8 @@ export function createTransferHandlers(
   const served = createServedRoot(options);
   return {
     status: (req) => status(served, req),
-    upload: (requests) => upload(served, requests),
+    // upload() is done with a chunk when it asks for the next: its frame can be reused.
+    upload: lendMessages((requests) => upload(served, requests)),
     download: (req, ctx) => download(served, req, ctx),
   };
 }

@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { lendingCheck } from "@nearwire/conformance";
+import { leakCheckedTempDir } from "./support/leak-checks.js";
+
+// A client-streaming handler marked with lendMessages on a shm-ring server, fed 300 messages of
+// 64 KiB by a client in another process: the engine copies each message out of its ring slot
+// into a buffer of its pool, given back when the handler takes the next, so a few buffers serve
+// the whole stream; each message is intact when the handler takes it.
+const tmp = leakCheckedTempDir("nw-shm-lend-");
+const factoryModule = new URL("./fixtures/shm-factory.ts", import.meta.url).href;
+
+describe("lendMessages over shm-ring", () => {
+  it("lending: a few pooled copies, each message intact; not lending: a copy each", async () => {
+    const lent = await lendingCheck({ factoryModule, address: tmp.sock("lend"), lend: true });
+    assert.equal(lent.count, 300);
+    assert.deepEqual(lent.bad, []);
+    assert.ok(lent.buffers <= 48, `${lent.buffers} buffers for 300 messages`);
+    const own = await lendingCheck({ factoryModule, address: tmp.sock("own"), lend: false });
+    assert.equal(own.count, 300);
+    assert.deepEqual(own.bad, []);
+    assert.ok(own.buffers > 290, `${own.buffers} buffers`);
+  });
+});
