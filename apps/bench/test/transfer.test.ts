@@ -66,6 +66,27 @@ describe("transfer plan", () => {
     assert.ok(seed.length > 0 && seed.every((c) => c.kind === "seed"));
   });
 
+  it("the seed rows on tmpfs: uds and shm-ring-adaptive with raw, default and full only", () => {
+    const tmpfs = (profile: "small" | "default" | "full") =>
+      transferPlan(profile, ALL)
+        .filter((c) => c.kind === "seed" && c.tmpfs === true)
+        .map((c) => c.key);
+    const both = [
+      "transfer-seed:uds/raw/2MiBx10-tmpfs",
+      "transfer-seed:shm-ring-adaptive/raw/2MiBx10-tmpfs",
+    ];
+    assert.deepEqual(tmpfs("default"), both);
+    assert.deepEqual(tmpfs("full"), both);
+    assert.deepEqual(tmpfs("small"), []);
+    assert.deepEqual(
+      transferPlan("default", { ...ALL, codecs: ["json"] }).filter(
+        (c) => c.kind === "seed" && c.tmpfs === true,
+      ),
+      [],
+      "no raw codec, no tmpfs rows",
+    );
+  });
+
   it("the Go net/rpc seed rows: default and full when Go was found, never in small", () => {
     const withGo = { ...ALL, transports: [...ALL.transports, ...GO_SEED_TRANSPORTS] };
     const goKeys = (profile: "small" | "default" | "full", input = withGo) =>

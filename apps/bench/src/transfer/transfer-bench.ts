@@ -362,9 +362,9 @@ async function runTransfer(
   const { work, serverCore, clientCore, timing, fileRoot, memRoot } = rig;
   const start = rig.start.bind(rig);
   const src = rig.src.bind(rig);
-  const memory = spec.kind !== "seed" && spec.where === "memory";
+  const memory = spec.kind === "seed" ? spec.tmpfs === true : spec.where === "memory";
   const root = memory ? memRoot : fileRoot;
-  if (root === undefined) throw new Error("no tmpfs at /dev/shm for memory-to-memory rows");
+  if (root === undefined) throw new Error("no tmpfs at /dev/shm for memory and -tmpfs rows");
   const address = spec.transport === "tcp" ? "tcp:127.0.0.1:0" : join(work, `t-${rig.next()}.sock`);
   let from = "";
   if (spec.kind !== "seed") {

@@ -2,7 +2,8 @@
  * The cases of the transfer mode (`@nearwire/transfer`): which runs a profile makes.
  *
  * - `seed`: the published scenario — 2 MiB uploads from 10 concurrent clients (10 connections),
- *   for a window after a warm-up: uploads/s, mean and p99 latency, MB/s, peak RSS of both sides.
+ *   for a window after a warm-up: uploads/s, mean and p99 latency, MB/s, peak RSS of both sides;
+ *   `-tmpfs` rows with the server's root on tmpfs (no disk: what the service costs by itself).
  * - `large`: one big transfer one way (upload or download), `file` (file to file, through the
  *   page cache of the same disk) or `memory` (a generated source or a discarding sink on the
  *   client, the server's root on tmpfs: no disk anywhere): GB/s, CPU of both sides, RSS growth.
@@ -22,6 +23,8 @@ export type TransferCase =
       codec: string;
       clients: number;
       fileBytes: number;
+      /** The server's root on tmpfs (/dev/shm) instead of the file directory. */
+      tmpfs?: boolean;
     }
   | {
       kind: "large" | "many";
@@ -85,6 +88,12 @@ const SEED_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
  */
 export const GO_SEED_TRANSPORTS = ["go-netrpc", "go-netrpc-nofsync"] as const;
 const GO_SEED_PROFILES: readonly TransferProfile[] = ["default", "full"];
+/** Transports of the seed rows with the server's root on tmpfs (raw codec), per profile. */
+const TMPFS_SEED_TRANSPORTS: Record<TransferProfile, readonly string[]> = {
+  small: [],
+  default: ["uds", "shm-ring-adaptive"],
+  full: ["uds", "shm-ring-adaptive"],
+};
 
 const SEED_CODECS: Record<TransferProfile, readonly string[]> = {
   small: ["raw"],
@@ -148,6 +157,17 @@ export function transferPlan(
         codec: c,
         clients: 10,
         fileBytes,
+      });
+  if (codec(FILE_CODEC))
+    for (const transport of TMPFS_SEED_TRANSPORTS[profile].filter(has))
+      out.push({
+        kind: "seed",
+        key: `transfer-seed:${transport}/${FILE_CODEC}/${sizeLabel(fileBytes)}x10-tmpfs`,
+        transport,
+        codec: FILE_CODEC,
+        clients: 10,
+        fileBytes,
+        tmpfs: true,
       });
   if (GO_SEED_PROFILES.includes(profile))
     for (const transport of GO_SEED_TRANSPORTS.filter(has))

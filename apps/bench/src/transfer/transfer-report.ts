@@ -97,7 +97,7 @@ function seedTable(report: TransferReport): Table {
   const t = report.seedTiming;
   return {
     title: "Transfer: the published scenario (2 MiB uploads, 10 concurrent clients)",
-    note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (one upload call per file — below the client's resumeFromBytes, 4 MiB, it asks no status first — 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with fsync + rename per commit); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.${goRatio(report)}`,
+    note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (one upload call per file — below the client's resumeFromBytes, 4 MiB, it asks no status first — 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with fsync + rename per commit; -tmpfs rows: the server's root on /dev/shm, tmpfs, where fsync costs nothing); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.${goRatio(report)}`,
     headers: [
       "transport/codec/file × clients",
       "uploads/s",
