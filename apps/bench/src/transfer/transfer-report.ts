@@ -42,17 +42,19 @@ const idOf = (r: TransferRun) => r.spec.key.slice(r.spec.key.indexOf(":") + 1);
 
 /**
  * The seed note's last sentence when this run has the Go yardstick (`go-netrpc`, fsync per commit
- * like the nearwire rows): the fastest nearwire row's uploads/s over Go net/rpc's, this run.
+ * like the nearwire rows): the fastest nearwire row's uploads/s over Go net/rpc's, this run —
+ * among the rows on the same disk (a -tmpfs row pays no fsync).
  */
 function goRatio(report: TransferReport): string {
   const rate = (r: TransferRun) => (r.count ?? 0) / ((r.elapsedNs ?? 0) / 1e9);
   const seeds = report.runs.filter((r) => r.spec.kind === "seed" && r.error === undefined);
   const isGo = (r: TransferRun) => r.spec.kind === "seed" && r.spec.transport.startsWith("go-");
   const go = seeds.find((r) => r.spec.kind === "seed" && r.spec.transport === "go-netrpc");
-  const ours = seeds.filter((r) => !isGo(r));
+  // Like for like: nearwire rows that write to the same disk as Go (not the -tmpfs ones).
+  const ours = seeds.filter((r) => !isGo(r) && !(r.spec.kind === "seed" && r.spec.tmpfs === true));
   if (go === undefined || ours.length === 0 || !(rate(go) > 0)) return "";
   const best = ours.reduce((a, b) => (rate(b) > rate(a) ? b : a));
-  return ` go-* rows: the same scenario in Go net/rpc (gob, one call per chunk; apps/bench/go/netrpc_*.go) on this machine, with and without fsync. The fastest nearwire row, ${idOf(best)}, does ${fmt3(rate(best) / rate(go))}× the uploads/s of go-netrpc (fsync per commit, as the nearwire rows).`;
+  return ` go-* rows: the same scenario in Go net/rpc (gob, one call per chunk; apps/bench/go/netrpc_*.go) on this machine, with and without fsync. The fastest nearwire row on the same disk, ${idOf(best)}, does ${fmt3(rate(best) / rate(go))}× the uploads/s of go-netrpc (fsync per commit, as the nearwire rows).`;
 }
 
 /** The published scenario (2 MiB uploads, 10 clients): this run's rows. */
