@@ -86,7 +86,8 @@ test("return() abandons the stream: buffered messages are dropped and onAbandon 
   assert.deepEqual(await s.next(), { value: undefined, done: true });
 });
 
-test("lending: a message's frame goes back when the consumer asks for the next, in order", async () => {
+/** A stream that lends: `back` collects the frames it gives back, in order. */
+function lendingStream(): { s: InboundStream<number>; back: Uint8Array[] } {
   const s = new InboundStream<number>();
   s.bind(
     () => {},
@@ -94,6 +95,11 @@ test("lending: a message's frame goes back when the consumer asks for the next, 
   );
   const back: Uint8Array[] = [];
   s.lend((f) => back.push(f));
+  return { s, back };
+}
+
+test("lending: a message's frame goes back when the consumer asks for the next, in order", async () => {
+  const { s, back } = lendingStream();
   const frames = Array.from({ length: 40 }, () => new Uint8Array(1));
   // 1 taken by a waiting consumer, then 39 buffered (the ring grows past 16 and 32).
   const first = s.next();
@@ -118,13 +124,7 @@ test("lending: a message's frame goes back when the consumer asks for the next, 
 });
 
 test("lending: frames of messages never taken are dropped, not given back", async () => {
-  const s = new InboundStream<number>();
-  s.bind(
-    () => {},
-    () => {},
-  );
-  const back: Uint8Array[] = [];
-  s.lend((f) => back.push(f));
+  const { s, back } = lendingStream();
   s.push(1, new Uint8Array(1));
   s.push(2, new Uint8Array(1));
   await s.next();
