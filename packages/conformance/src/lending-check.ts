@@ -1,7 +1,8 @@
 /**
- * lendingCheck: a client-streaming handler fed large messages by a client in another process,
- * to see what `lendMessages` does on a transport — every message intact when the handler takes
- * it, and how many distinct buffers held them.
+ * lendingCheck: large messages streamed from another process to a receiver that lends them — a
+ * client-streaming handler (`lendMessages`) or a client reading a response stream
+ * (`CallOptions.lendMessages`) — to see what lending does on a transport: every message intact
+ * when the receiver takes it, and how many distinct buffers held them.
  */
 import { fileURLToPath } from "node:url";
 import {
@@ -11,15 +12,22 @@ import {
   type Interceptor,
   lendMessages,
   messageType,
+  serverStreaming,
 } from "@nearwire/core";
 import { spawnTsChild } from "./child-process.js";
 import { loadFactory } from "./module-refs.js";
 import { createTmpResources } from "./tmp-resources.js";
 
 const Bytes = messageType<Uint8Array>("nearwire.test.Bytes");
-const Count = messageType<{ count: number }>("nearwire.test.Count");
-/** One client-streaming method of raw byte messages. */
-export const Sink = defineService("nearwire.test.Sink", { Take: clientStreaming(Bytes, Count) });
+const Count = messageType<{ count: number; size?: number }>("nearwire.test.Count");
+/**
+ * Raw byte messages one way or the other: `Take` counts a request stream; `Emit` streams `count`
+ * patterned messages of `size` bytes.
+ */
+export const Sink = defineService("nearwire.test.Sink", {
+  Take: clientStreaming(Bytes, Count),
+  Emit: serverStreaming(Count, Bytes),
+});
 /** Byte messages as they are (decoded messages are views of the frame); the reply as JSON. */
 export const sinkCodec = createCodec("sink-bytes", {
   "nearwire.test.Bytes": {
@@ -30,7 +38,7 @@ export const sinkCodec = createCodec("sink-bytes", {
   "nearwire.test.Count": {
     decodesInPlace: false,
     encode: (v) => new TextEncoder().encode(JSON.stringify(v)),
-    decode: (b) => JSON.parse(new TextDecoder().decode(b)) as { count: number },
+    decode: (b) => JSON.parse(new TextDecoder().decode(b)) as { count: number; size?: number },
   },
 });
 
@@ -47,9 +55,15 @@ export interface LendingCheckOptions {
   factoryModule: string;
   /** Where the server listens. */
   address: string;
-  /** Mark the handler with `lendMessages`. */
+  /**
+   * Who receives the messages: the server's client-streaming handler (`requests`, the default;
+   * the client runs in a child process) or the client reading a server-streaming call
+   * (`responses`; the server runs in a child process).
+   */
+  direction?: "requests" | "responses";
+  /** Lend: mark the handler with `lendMessages`, or call with `lendMessages: true`. */
   lend: boolean;
-  /** Serve the method inside these interceptors. */
+  /** Serve the method (or make the client) inside these interceptors. */
   interceptors?: Interceptor[];
   /** Messages the client sends (default 300) … */
   count?: number;
@@ -68,48 +82,72 @@ export interface LendingCheckResult {
 }
 
 /**
- * Serves `Sink.Take` in this process (a handler that checks each message when it takes it and
- * keeps nothing), runs {@link lending-client} against it in a child process and returns what the
- * handler saw. The child's reply must count every message.
+ * Receives the messages in this process, sent by {@link lending-peer} in a child process, and
+ * returns what the receiver saw; it checks each message when it takes it and keeps nothing.
+ * Every message must arrive.
  */
 export async function lendingCheck(options: LendingCheckOptions): Promise<LendingCheckResult> {
   const count = options.count ?? 300;
   const size = options.size ?? 64 * 1024;
   const seen = { count: 0, bad: [] as number[], buffers: new Set<ArrayBufferLike>() };
-  const take = async (requests: AsyncIterable<Uint8Array>) => {
-    for await (const m of requests) {
+  const check = async (messages: AsyncIterable<Uint8Array>) => {
+    for await (const m of messages) {
       // Checked when taken: a buffer reused too early would hold another message's bytes.
       const want = patterned(seen.count, size);
       if (m.byteLength !== size || !m.every((b, j) => b === want[j])) seen.bad.push(seen.count);
       seen.buffers.add(m.buffer);
       seen.count++;
     }
-    return { count: seen.count };
   };
+  const interceptors =
+    options.interceptors === undefined ? {} : { interceptors: options.interceptors };
   const factory = await loadFactory(options.factoryModule);
-  const server = (await factory.createTransport(options.address)).createServer();
-  server.addService(
-    Sink,
-    { Take: options.lend ? lendMessages(take) : take },
-    {
-      codec: sinkCodec,
-      ...(options.interceptors === undefined ? {} : { interceptors: options.interceptors }),
-    },
-  );
-  await server.listen();
   const tmp = createTmpResources();
+  const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+  const peer = fileURLToPath(new URL(`./lending-peer${ext}`, import.meta.url));
   try {
-    const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-    const client = spawnTsChild(
-      fileURLToPath(new URL(`./lending-client${ext}`, import.meta.url)),
-      [options.factoryModule, server.address, String(count), String(size)],
-      tmp,
-    );
-    const line = await client.waitForLine("COUNT ", 60_000);
-    if (line !== `COUNT ${count}`) throw new Error(`client: ${line}; ${client.stderr()}`);
-    await client.exited;
+    if (options.direction === "responses") {
+      const server = spawnTsChild(peer, ["server", options.factoryModule, options.address], tmp);
+      try {
+        const address = (await server.waitForLine("LISTENING ", 60_000)).slice(10);
+        const connection = await (await factory.createTransport(address)).connect();
+        try {
+          const client = connection.client(Sink, { codec: sinkCodec, ...interceptors });
+          await check(client.Emit({ count, size }, { lendMessages: options.lend }));
+        } finally {
+          await connection.close();
+        }
+      } finally {
+        server.signal("SIGTERM");
+        await server.exited;
+      }
+      if (seen.count !== count) throw new Error(`${seen.count} of ${count} messages arrived`);
+    } else {
+      const take = async (requests: AsyncIterable<Uint8Array>) => {
+        await check(requests);
+        return { count: seen.count };
+      };
+      const server = (await factory.createTransport(options.address)).createServer();
+      server.addService(
+        Sink,
+        { Take: options.lend ? lendMessages(take) : take, Emit: async function* () {} },
+        { codec: sinkCodec, ...interceptors },
+      );
+      await server.listen();
+      try {
+        const client = spawnTsChild(
+          peer,
+          ["client", options.factoryModule, server.address, String(count), String(size)],
+          tmp,
+        );
+        const line = await client.waitForLine("COUNT ", 60_000);
+        if (line !== `COUNT ${count}`) throw new Error(`client: ${line}; ${client.stderr()}`);
+        await client.exited;
+      } finally {
+        await server.close();
+      }
+    }
   } finally {
-    await server.close();
     await tmp.cleanup();
   }
   return { count: seen.count, bad: seen.bad, buffers: seen.buffers.size };

@@ -36,6 +36,17 @@ export interface CallOptions {
    * wait-for-ready. A plain connection ignores it. Default false.
    */
   waitForReady?: boolean;
+  /**
+   * For a response stream (server-streaming, bidi): the caller is done with each response once
+   * it asks the stream for the next one (the next turn of its `for await`) and keeps neither
+   * the message nor a view of its bytes past that point. The engine may then give the message's
+   * receive buffer back to the channel for a later frame (a socket channel reads the next large
+   * message into it), instead of leaving one buffer per message to the garbage collector: the
+   * client side of `lendMessages`. Ignored on other calls, on a client with interceptors
+   * (one could keep messages), while diagnostics subscribers are listening, and on transports
+   * that cannot reuse buffers (grpc-uds). Default false.
+   */
+  lendMessages?: boolean;
 }
 
 /** The request message type of method `M` (what a client sends, what a handler receives). */

@@ -44,7 +44,7 @@ describe("README examples", () => {
     assert.equal(run(blocks[3] ?? ""), "");
   });
 
-  it("lending request messages (lendMessages)", () => {
+  it("lending messages (lendMessages, CallOptions.lendMessages)", () => {
     assert.equal(run(blocks[4] ?? ""), "");
   });
 

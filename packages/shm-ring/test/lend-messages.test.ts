@@ -6,7 +6,8 @@ import { leakCheckedTempDir } from "./support/leak-checks.js";
 // A client-streaming handler marked with lendMessages on a shm-ring server, fed 300 messages of
 // 64 KiB by a client in another process: the engine copies each message out of its ring slot
 // into a buffer of its pool, given back when the handler takes the next, so a few buffers serve
-// the whole stream; each message is intact when the handler takes it.
+// the whole stream; each message is intact when the handler takes it. The same for a client
+// that reads a response stream with `lendMessages: true`, fed by a server in another process.
 const tmp = leakCheckedTempDir("nw-shm-lend-");
 const factoryModule = new URL("./fixtures/shm-factory.ts", import.meta.url).href;
 
@@ -17,6 +18,19 @@ describe("lendMessages over shm-ring", () => {
     assert.deepEqual(lent.bad, []);
     assert.ok(lent.buffers <= 48, `${lent.buffers} buffers for 300 messages`);
     const own = await lendingCheck({ factoryModule, address: tmp.sock("own"), lend: false });
+    assert.equal(own.count, 300);
+    assert.deepEqual(own.bad, []);
+    assert.ok(own.buffers > 290, `${own.buffers} buffers`);
+  });
+
+  it("a client reading a response stream with lendMessages: the same, the other way", async () => {
+    const responses = (lend: boolean, name: string) =>
+      lendingCheck({ factoryModule, address: tmp.sock(name), lend, direction: "responses" });
+    const lent = await responses(true, "lend-resp");
+    assert.equal(lent.count, 300);
+    assert.deepEqual(lent.bad, []);
+    assert.ok(lent.buffers <= 48, `${lent.buffers} buffers for 300 messages`);
+    const own = await responses(false, "own-resp");
     assert.equal(own.count, 300);
     assert.deepEqual(own.bad, []);
     assert.ok(own.buffers > 290, `${own.buffers} buffers`);

@@ -17,7 +17,6 @@ import {
   FLAG_END_STREAM,
   FLAG_TAKES_HEADERS,
   isOkStatusWithMessage,
-  MESSAGE_HEAD_BYTES,
   REASON_TRAILER,
   readCallId,
   readU32,
@@ -42,6 +41,8 @@ class ClientCall {
   hasLast = false;
   /** Flow control of the streamed responses (server-streaming, bidi). */
   inCredit: InboundCredit | undefined = undefined;
+  /** The caller lends the streamed responses' buffers back (`CallOptions.lendMessages`). */
+  lends = false;
   credit: OutboundCredit | undefined = undefined;
   deadline: DeadlineTimer | undefined = undefined;
   signal: AbortSignal | undefined = undefined;
@@ -149,6 +150,10 @@ export class ClientSession extends Session<ClientCall> {
     if (call === undefined) return inbound;
     call.inbound = inbound;
     call.inCredit = new InboundCredit(this.windowLimits);
+    if (options?.lendMessages === true) {
+      call.lends = true;
+      inbound.lend(this.reclaim);
+    }
     inbound.bind(
       () => this.consumed(call),
       () => this.cancel(call, Code.Canceled, "response stream abandoned by the caller"),
@@ -310,14 +315,7 @@ export class ClientSession extends Session<ClientCall> {
         case FrameType.Message: {
           const id = readCallId(payload, "MESSAGE");
           const call = this.calls.get(id);
-          if (call !== undefined)
-            this.onMessage(
-              call,
-              payload,
-              MESSAGE_HEAD_BYTES,
-              payload.byteLength,
-              this.channel.transientPayloads,
-            );
+          if (call !== undefined) this.onMessageFrame(call, payload, call.lends);
           else this.checkStarted(id, "MESSAGE");
           return;
         }
@@ -440,6 +438,15 @@ export class ClientSession extends Session<ClientCall> {
   ): void {
     if (call.done) return;
     if (call.onHeader !== undefined && !call.headersSeen) this.deliverHeaders(call, {});
+    let lent: Uint8Array | undefined;
+    if (call.lends && call.inbound !== undefined) {
+      const s = this.lendSource(frame, offset, end, transient, call.bound.output.decodesInPlace);
+      lent = s.lent;
+      frame = s.frame;
+      offset = s.offset;
+      end = s.end;
+      transient = s.transient;
+    }
     let value: unknown;
     try {
       value = decodeChecked(
@@ -467,7 +474,7 @@ export class ClientSession extends Session<ClientCall> {
     if (inbound !== undefined) {
       if (!(call.inCredit as InboundCredit).onReceived(end - offset))
         throw this.pastCredit(call.id);
-      inbound.push(value);
+      inbound.push(value, lent);
     } else {
       call.last = value;
       call.hasLast = true;

@@ -1,5 +1,4 @@
 /** The server side of the RPC engine over one Channel (PROTOCOL.md section 5). */
-import { BufferPool } from "../buffer-pool.js";
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import type { MessageCodec } from "../codec.js";
@@ -20,7 +19,6 @@ import {
   FLAG_HAS_MESSAGE,
   FLAG_TAKES_HEADERS,
   latin1OrUtf8,
-  MESSAGE_HEAD_BYTES,
   REASON_TRAILER,
   REQUEST_HEAD_BYTES,
   RequestHead,
@@ -49,9 +47,6 @@ export interface ServerSessionHost {
   sessionClosed(session: ServerSession): void;
   callsChanged(): void;
 }
-
-/** A message out of a transient frame is lent in a pooled copy from this size (4 KiB) on. */
-const LEND_COPY_MIN_BYTES = 4096;
 
 /**
  * Serves calls arriving on one channel.
@@ -113,16 +108,6 @@ export class ServerSession extends Session<ServerCall> {
     await this.writer.close();
   }
 
-  /** The MESSAGE frame being delivered, when its call's handler lends its messages. */
-  private lendable: Uint8Array | undefined;
-  /** Copies of large messages out of transient frames, for handlers that lend their messages. */
-  private readonly copies = new BufferPool({ maxCount: 32, maxBytes: 2 * 1024 * 1024 });
-  /** Gives a lent frame back: to the copies' pool if it is one of them, else to the channel. */
-  private readonly reclaim = (frame: Uint8Array): void => {
-    if (this.copies.owns(frame)) this.copies.give(frame);
-    else this.channel.reclaim?.(frame);
-  };
-
   private onFrame(type: number, payload: Uint8Array): void {
     this.framesIn++;
     try {
@@ -133,16 +118,8 @@ export class ServerSession extends Session<ServerCall> {
         case FrameType.Message: {
           const id = readCallId(payload, "MESSAGE");
           const call = this.calls.get(id);
-          if (call !== undefined) {
-            const transient = this.channel.transientPayloads;
-            // A frame of one message, kept by nothing else: lent with it when the handler lends.
-            if (call.lends && !transient) this.lendable = payload;
-            try {
-              this.onMessage(call, payload, MESSAGE_HEAD_BYTES, payload.byteLength, transient);
-            } finally {
-              this.lendable = undefined;
-            }
-          } else this.checkStarted(id, "MESSAGE");
+          if (call !== undefined) this.onMessageFrame(call, payload, call.lends);
+          else this.checkStarted(id, "MESSAGE");
           return;
         }
         case FrameType.Batch:
@@ -311,24 +288,15 @@ export class ServerSession extends Session<ServerCall> {
     if (inbound === undefined || call.halfClosed)
       throw protocolError(`MESSAGE on call ${call.id} after its END`);
     if (!(call.inCredit as InboundCredit).onReceived(end - offset)) throw this.pastCredit(call.id);
-    const n = end - offset;
-    if (
-      transient &&
-      call.lends &&
-      n >= LEND_COPY_MIN_BYTES &&
-      n <= this.host.maxMessageBytes &&
-      call.bound.input.decodesInPlace
-    ) {
-      // A large message out of a transient frame (a ring slot): copied into a buffer of the
-      // session's pool, lent with the message and given back to the pool.
-      const copy = this.copies.take(n) ?? this.copies.make(n);
-      copy.set(frame.subarray(offset, end));
-      const input = this.decodeRequestMessage(call, copy, 0, n, false);
-      if (input !== NOTHING) inbound.push(input, copy);
+    if (call.lends) {
+      const s = this.lendSource(frame, offset, end, transient, call.bound.input.decodesInPlace);
+      const lent = s.lent;
+      const input = this.decodeRequestMessage(call, s.frame, s.offset, s.end, s.transient);
+      if (input !== NOTHING) inbound.push(input, lent);
       return;
     }
     const input = this.decodeRequestMessage(call, frame, offset, end, transient);
-    if (input !== NOTHING) inbound.push(input, frame === this.lendable ? frame : undefined);
+    if (input !== NOTHING) inbound.push(input);
   }
 
   private onEnd(id: number): void {

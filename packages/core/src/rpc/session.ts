@@ -3,13 +3,20 @@
  * id, and the two frames both sides take alike, a BATCH of a call's messages and a CREDIT for
  * its stream (PROTOCOL.md §5.2, §5.4).
  */
+import { BufferPool } from "../buffer-pool.js";
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import type { MessageCodec } from "../codec.js";
 import { FrameType } from "../frame-type.js";
 import { type ErrorReason, NearwireError } from "../nearwire-error.js";
 import { CallTable } from "./call-table.js";
-import { checkBatch, decodeCredit, eachBatchMessage, readU32 } from "./envelope.js";
+import {
+  checkBatch,
+  decodeCredit,
+  eachBatchMessage,
+  MESSAGE_HEAD_BYTES,
+  readU32,
+} from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
 import { type InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
 import type { OutboundCredit } from "./outbound-credit.js";
@@ -23,6 +30,23 @@ export interface SessionCall {
   credit: OutboundCredit | undefined;
 }
 
+/** A message out of a transient frame is lent in a pooled copy from this size (4 KiB) on. */
+const LEND_COPY_MIN_BYTES = 4096;
+
+/**
+ * Where a lent message is decoded from ({@link Session.lendSource}): `frame[offset … end)`,
+ * valid only during the callback if `transient`; `lent` is the buffer that goes back once the
+ * consumer is done with the message (none: nothing to give back). One object per session,
+ * refilled message after message.
+ */
+export interface LendSource {
+  frame: Uint8Array;
+  offset: number;
+  end: number;
+  transient: boolean;
+  lent: Uint8Array | undefined;
+}
+
 /** One side of the RPC engine over one channel; `C` is its kind of call. */
 export abstract class Session<C extends SessionCall> {
   /** Calls with something pending, by id. */
@@ -31,14 +55,83 @@ export abstract class Session<C extends SessionCall> {
   /** How far a stream's receive window may grow on this channel. */
   protected readonly windowLimits: WindowLimits;
 
+  /** The MESSAGE frame being delivered, when its call lends its messages. */
+  private lendable: Uint8Array | undefined;
+  /** Copies of large messages out of transient frames, for calls that lend their messages. */
+  private readonly copies = new BufferPool({ maxCount: 32, maxBytes: 2 * 1024 * 1024 });
+  private readonly lent: LendSource = {
+    frame: EMPTY,
+    offset: 0,
+    end: 0,
+    transient: false,
+    lent: undefined,
+  };
+  /** Gives a lent buffer back: to the copies' pool if it is one of them, else to the channel. */
+  protected readonly reclaim = (frame: Uint8Array): void => {
+    if (this.copies.owns(frame)) this.copies.give(frame);
+    else this.channel.reclaim?.(frame);
+  };
+
   constructor(
     readonly channel: Channel,
-    maxMessageBytes: number,
+    private readonly messageLimitBytes: number,
     /** Which end of the connection this is, as its protocol errors say. */
     private readonly side: "client" | "server",
   ) {
-    this.writer = new EnvelopeWriter(channel, maxMessageBytes);
+    this.writer = new EnvelopeWriter(channel, messageLimitBytes);
     this.windowLimits = windowLimits(channel.inboundCapacityBytes);
+  }
+
+  /**
+   * A MESSAGE frame of `call`: when the call `lends` its messages (`lendMessages`), the frame,
+   * which holds this one message and nothing else refers to, may be lent with it.
+   */
+  protected onMessageFrame(call: C, payload: Uint8Array, lends: boolean): void {
+    const transient = this.channel.transientPayloads;
+    if (lends && !transient) this.lendable = payload;
+    try {
+      this.onMessage(call, payload, MESSAGE_HEAD_BYTES, payload.byteLength, transient);
+    } finally {
+      this.lendable = undefined;
+    }
+  }
+
+  /**
+   * Where a streamed message of a call that lends its messages is decoded from, and what is lent
+   * with it: a large one (≥ 4 KiB) out of a transient frame (a ring slot), for a codec that
+   * decodes in place, is copied into a buffer of the session's pool, lent and given back to the
+   * pool; one alone in its MESSAGE frame lends that frame (back to the channel); else nothing.
+   */
+  protected lendSource(
+    frame: Uint8Array,
+    offset: number,
+    end: number,
+    transient: boolean,
+    decodesInPlace: boolean | undefined,
+  ): LendSource {
+    const s = this.lent;
+    const n = end - offset;
+    if (
+      transient &&
+      decodesInPlace === true &&
+      n >= LEND_COPY_MIN_BYTES &&
+      n <= this.messageLimitBytes
+    ) {
+      const copy = this.copies.take(n) ?? this.copies.make(n);
+      copy.set(frame.subarray(offset, end));
+      s.frame = copy;
+      s.offset = 0;
+      s.end = n;
+      s.transient = false;
+      s.lent = copy;
+    } else {
+      s.frame = frame;
+      s.offset = offset;
+      s.end = end;
+      s.transient = transient;
+      s.lent = frame === this.lendable ? frame : undefined;
+    }
+    return s;
   }
 
   /** A message this side receives on `call`: `frame[offset … end)`, valid only during the callback if `transient`. */
@@ -115,6 +208,8 @@ export abstract class Session<C extends SessionCall> {
     );
   }
 }
+
+const EMPTY = new Uint8Array(0);
 
 /** INTERNAL with `reason` (by default `protocol-violation`): the peer broke the protocol. */
 export function protocolError(
