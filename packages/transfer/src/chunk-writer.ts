@@ -1,13 +1,11 @@
-import type { PartialUpload } from "./partial-upload.js";
-
 /**
  * Size of a write batch: received chunks are copied into one and it is written to the file
- * when full (or when the upload drains). 1 MiB writes cost a third of the CPU of 64 KiB ones
+ * when full (or when the transfer drains). 1 MiB writes cost a third of the CPU of 64 KiB ones
  * per byte here, and the copy (one per byte, from the received frame) lets the frame go at once.
  */
 export const WRITE_BATCH_BYTES = 1024 * 1024;
 
-/** Write batches kept for reuse by the uploads of the process (8 MiB at most). */
+/** Write batches kept for reuse by the transfers of the process (8 MiB at most). */
 const POOL_MAX = 8;
 const pool: Uint8Array[] = [];
 
@@ -20,10 +18,11 @@ function releaseBatch(b: Uint8Array): void {
 }
 
 /**
- * Writes an upload's chunks behind the receive loop: each chunk is copied into a write batch
- * and a full batch is written while the next one fills, so the handler keeps taking messages
- * (and granting credit) instead of waiting for the disk chunk by chunk. At most two batches
- * per upload: one being written, one filling.
+ * Writes a transfer's chunks behind its receive loop (the server's upload, the client's
+ * download): each chunk is copied into a write batch and a full batch is written while the
+ * next one fills, so the loop keeps taking messages (and granting credit) instead of waiting
+ * for the disk chunk by chunk, and a received message is done with once copied (its buffer can
+ * be lent back). At most two batches per transfer: one being written, one filling.
  */
 export interface ChunkWriter {
   /**
@@ -33,12 +32,17 @@ export interface ChunkWriter {
   write(data: Uint8Array): Promise<void> | undefined;
   /** Writes what the batch holds; resolves once everything is written (rejects likewise). */
   drain(): Promise<void>;
-  /** Gives the batches back to the pool (after `drain`, or when the upload failed). */
+  /** Gives the batches back to the pool (after `drain`, or when the transfer failed). */
   release(): void;
 }
 
-/** A {@link ChunkWriter} over `partial` (its `write` does the checkpoints). */
-export function chunkWriter(partial: PartialUpload): ChunkWriter {
+/** Where a {@link ChunkWriter}'s batches go: one write at a time, each after the last. */
+export interface BatchSink {
+  write(batch: Uint8Array): Promise<void>;
+}
+
+/** A {@link ChunkWriter} over `sink` (the server's partial upload does its checkpoints there). */
+export function chunkWriter(sink: BatchSink): ChunkWriter {
   let filling: Uint8Array | undefined;
   let filled = 0;
   /** The write in flight, if any. */
@@ -52,7 +56,7 @@ export function chunkWriter(partial: PartialUpload): ChunkWriter {
     const n = filled;
     filling = undefined;
     filled = 0;
-    writing = partial.write(batch.subarray(0, n)).then(
+    writing = sink.write(batch.subarray(0, n)).then(
       () => {
         writing = undefined;
         if (released) releaseBatch(batch);

@@ -1,20 +1,19 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
-import { chunkWriter, WRITE_BATCH_BYTES } from "../src/server/chunk-writer.js";
-import type { PartialUpload } from "../src/server/partial-upload.js";
+import { type BatchSink, chunkWriter, WRITE_BATCH_BYTES } from "../src/chunk-writer.js";
 
-/** A PartialUpload whose `write` records a copy of each batch and waits for `release()`. */
+/** A sink whose `write` records a copy of each batch and waits for `release()`. */
 function fakePartial(fail?: Error) {
   const batches: Uint8Array[] = [];
   const gates: (() => void)[] = [];
-  const partial = {
+  const partial: BatchSink = {
     async write(data: Uint8Array) {
       batches.push(data.slice());
       await new Promise<void>((r) => gates.push(r));
       if (fail !== undefined) throw fail;
     },
-  } as unknown as PartialUpload;
+  };
   const releaseAll = async () => {
     for (let i = 0; i < 50; i++) {
       for (const g of gates.splice(0)) g();

@@ -73,4 +73,29 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
     // chunks (measured here: 2.31 per chunk in all; the generator chain before made about 14).
     assert.ok(perChunk.promises <= 2.5, `promises per chunk: ${perChunk.promises}`);
   });
+
+  it("a download makes no buffer of 4 KiB or more per chunk either", async (t) => {
+    for (const chunks of [64, 320]) await client.upload(files[chunks] as string, `d${chunks}.bin`);
+    const download = (chunks: number) => async () => {
+      await client.download(`d${chunks}.bin`, join(tmp.dir, `got${chunks}.bin`));
+    };
+    await download(320)(); // warm-up
+    const small = await countAllocations(4096, download(64));
+    const large = await countAllocations(4096, download(320));
+    const perChunk = {
+      promises: (large.promises - small.promises) / 256,
+      bigBuffers: (large.bigBuffers - small.bigBuffers) / 256,
+    };
+    t.diagnostic(`per chunk: ${JSON.stringify(perChunk)}`);
+    assert.ok(small.promises > 64, `promises seen at all (${small.promises})`);
+    // Each chunk arrives in a frame buffer the one before it gave back (lendMessages) and is
+    // copied into a pooled 1 MiB write batch: a buffer per chunk would count 1 here.
+    assert.ok(
+      perChunk.bigBuffers < 0.05,
+      `buffers ≥ 4 KiB per chunk: ${JSON.stringify({ small, large })}`,
+    );
+    // The response stream's next() and the `for await` on it (with async_hooks on, V8 makes a
+    // promise per await), plus the 1 MiB batch writes' few per 16 chunks: measured 2.76.
+    assert.ok(perChunk.promises <= 3.2, `promises per chunk: ${perChunk.promises}`);
+  });
 });

@@ -3,9 +3,10 @@ import { once } from "node:events";
 import { constants } from "node:fs";
 import { type FileHandle, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { Client } from "@nearwire/core";
+import type { CallOptions, Client } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
+import { chunkWriter } from "../chunk-writer.js";
 import { hashFileRange } from "../hash-file-range.js";
 import { DOWNLOAD_PART_SUFFIX } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
@@ -35,13 +36,26 @@ export async function downloadToPath(
   const fh = await open(part, constants.O_RDWR | constants.O_CREAT, 0o600).catch((err) => {
     throw localFsError(err, context);
   });
-  let pending: Promise<unknown> | undefined;
   let closed = false;
   let holdsBytes = false;
   let done = false;
+  /** The bytes are known bad: nothing more is written, the part file goes. */
+  let discard = false;
+  // Chunks are copied into write batches (1 MiB writes, one in flight while the next fills):
+  // a chunk's receive buffer is done with once copied, so the engine reuses it (lendMessages).
+  let filePos = 0;
+  const writer = chunkWriter({
+    write: async (batch) => {
+      const at = filePos;
+      filePos += batch.byteLength;
+      await writeAll(fh, batch, at);
+      holdsBytes ||= batch.byteLength > 0;
+    },
+  });
   try {
     const have = (await fh.stat()).size;
     holdsBytes = have > 0;
+    filePos = have;
     const hash = await hashFileRange(fh, 0, have);
     const req: DownloadRequest = {
       name,
@@ -49,29 +63,24 @@ export async function downloadToPath(
       prefixSha256: have > 0 ? plainBytes(hash.copy().digest()) : EMPTY,
       chunkBytes,
     };
-    const got = await verifiedChunks(rpc.download(req, callOptions(opts)), {
+    const got = await verifiedChunks(rpc.download(req, lendingCallOptions(opts)), {
       name,
       offsetBytes: have,
       hash,
       ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
       // The server's file differs from our prefix: start over.
       restart: async () => {
-        await pending;
+        await writer.drain();
         await fh.truncate(0);
+        filePos = 0;
         holdsBytes = false;
       },
-      // One write in flight while the next chunk arrives.
-      write: async (data, at) => {
-        await pending;
-        pending = writeAll(fh, data, at);
-        pending.catch(() => {}); // awaited before the next write; not unhandled meanwhile
-        holdsBytes ||= data.byteLength > 0;
-      },
+      write: (data) => writer.write(data),
     });
-    await pending;
-    pending = undefined;
+    await writer.drain();
     if (!got.matches) {
-      holdsBytes = false; // which chunk is bad cannot be told: the next attempt starts over
+      discard = true; // which chunk is bad cannot be told: the next attempt starts over
+      holdsBytes = false;
       throw digestMismatch(got.sizeBytes);
     }
     await fh.sync();
@@ -89,7 +98,9 @@ export async function downloadToPath(
   } catch (err) {
     throw localFsError(err, context);
   } finally {
-    await pending?.catch(() => {});
+    // What arrived (each chunk checked) is kept for the next attempt to resume from.
+    if (!closed && !discard) await writer.drain().catch(() => {});
+    writer.release();
     if (!closed) await fh.close().catch(() => {});
     if (!done && !holdsBytes) await rm(part, { force: true }).catch(() => {});
   }
@@ -104,14 +115,17 @@ export async function downloadToStream(
   opts: TransferCallOptions,
 ): Promise<AttemptResult> {
   const req: DownloadRequest = { name, offsetBytes: 0, prefixSha256: EMPTY, chunkBytes };
+  // Not lent: each chunk's bytes are this side's to keep, so the stream takes them as they
+  // are (a view, no copy), as a Writable owns what it is given.
   const got = await verifiedChunks(rpc.download(req, callOptions(opts)), {
     name,
     offsetBytes: 0,
     hash: createHash("sha256"),
     ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
-    write: async (data) => {
-      // Copy: a decoded chunk may be a view of a receive buffer the stream would keep.
-      if (!dest.write(Buffer.from(data))) await once(dest, "drain");
+    write: (data) => {
+      const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      if (!dest.write(view)) return once(dest, "drain").then(() => {});
+      return undefined;
     },
   });
   if (!got.matches) throw digestMismatch(got.sizeBytes);
@@ -132,8 +146,12 @@ interface DownloadSink {
   onProgress?: TransferCallOptions["onProgress"];
   /** Drops the bytes the destination has (the server restarted at 0); none: a restart fails. */
   restart?: () => Promise<void>;
-  /** Writes a checked chunk at `at` B. */
-  write(data: Uint8Array, at: number): Promise<void>;
+  /**
+   * Takes a checked chunk; a promise when the caller has to wait. When the call lends its
+   * messages, the sink is done with the chunk once this returns or its promise settles (the
+   * engine reuses its buffer for the next message).
+   */
+  write(data: Uint8Array): Promise<void> | undefined;
 }
 
 /** What a finished download stream delivered. */
@@ -174,7 +192,8 @@ async function verifiedChunks(
         reason: "crc-mismatch",
       });
     hash.update(data);
-    await sink.write(data, pos);
+    const wait = sink.write(data);
+    if (wait !== undefined) await wait;
     pos += data.byteLength;
     sink.onProgress?.({ name, transferredBytes: pos, totalBytes: c.sizeBytes, resumedFromBytes });
     if (c.last) {
@@ -184,6 +203,11 @@ async function verifiedChunks(
     }
   }
   throw new NearwireError(Code.Unavailable, `download of ${JSON.stringify(name)} ended early`);
+}
+
+/** The call options of a download: its chunks' buffers are lent back (see DownloadSink.write). */
+function lendingCallOptions(opts: TransferCallOptions): CallOptions {
+  return { ...callOptions(opts), lendMessages: true };
 }
 
 function digestMismatch(sizeBytes: number): NearwireError {

@@ -15,9 +15,12 @@ import type { ServedRoot } from "./served-root.js";
 
 const EMPTY = new Uint8Array(0);
 
+/** Chunks are read from disk in blocks of about this size (256 KiB; one chunk when larger). */
+const READ_BLOCK_BYTES = 256 * 1024;
+
 /**
  * The `download` handler: streams one version of the file from the client's offset when the
- * client's prefix SHA-256 matches the file's (else from 0), one chunk read ahead; the last
+ * client's prefix SHA-256 matches the file's (else from 0), one block read ahead; the last
  * chunk carries the SHA-256 of the whole file and goes out only if the file did not change.
  */
 export async function* download(
@@ -41,34 +44,48 @@ export async function* download(
       throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is not a file`);
     const size = Number(version.size);
     let { offset, hash } = await resumePoint(handle, size, req);
-    // One read ahead: the next chunk is read from disk while this one is sent.
+    // Whole blocks of chunks are read into two buffers of this call, one read ahead: the next
+    // block comes from disk while this one's chunks go out. A buffer is read into again only
+    // after every chunk of it was sent, and the engine encodes (copies) a yielded message
+    // before it asks for the next one: no buffer is made per chunk.
+    const blockBytes = chunkBytes * Math.max(1, Math.floor(READ_BLOCK_BYTES / chunkBytes));
+    const blocks = [Buffer.allocUnsafeSlow(blockBytes), Buffer.allocUnsafeSlow(blockBytes)];
+    let turn = 0;
     const read = (pos: number) => {
-      const p = readChunk(handle, pos, Math.min(chunkBytes, size - pos));
+      const block = blocks[turn] as Buffer;
+      turn ^= 1;
+      const p = readBlock(handle, block, pos, Math.min(blockBytes, size - pos));
       p.catch(() => {}); // awaited later; a failure meanwhile is not unhandled
       return p;
     };
     next = read(offset);
-    do {
-      const data = await next;
-      const end = offset + data.byteLength;
-      if (data.byteLength === 0 && end < size) throw changedError(name); // it shrank
+    for (;;) {
+      const block = await next;
+      const end = offset + block.byteLength;
+      if (block.byteLength === 0 && end < size) throw changedError(name); // it shrank
       const last = end >= size;
       if (!last) next = read(end);
       // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
       else await checkUnchanged(handle, version, name);
-      hash.update(data);
-      ctx.signal.throwIfAborted();
-      yield {
-        offsetBytes: offset,
-        data,
-        crc32c: crc32c(data),
-        sizeBytes: size,
-        last,
-        sha256: last ? plainBytes(hash.digest()) : EMPTY,
-      };
+      hash.update(block);
+      let at = 0;
+      do {
+        const data = block.subarray(at, Math.min(at + chunkBytes, block.byteLength));
+        const lastChunk = last && at + data.byteLength === block.byteLength;
+        ctx.signal.throwIfAborted();
+        yield {
+          offsetBytes: offset + at,
+          data,
+          crc32c: crc32c(data),
+          sizeBytes: size,
+          last: lastChunk,
+          sha256: lastChunk ? plainBytes(hash.digest()) : EMPTY,
+        };
+        at += data.byteLength;
+      } while (at < block.byteLength);
       offset = end;
       if (last) return;
-    } while (true);
+    }
   } catch (err) {
     throw localFsError(err, `download of ${JSON.stringify(name)}`);
   } finally {
@@ -111,13 +128,18 @@ async function openForReading(served: ServedRoot, name: string): Promise<FileHan
   }
 }
 
-async function readChunk(handle: FileHandle, pos: number, bytes: number): Promise<Uint8Array> {
-  const buf = Buffer.allocUnsafe(Math.max(bytes, 0));
+/** Reads `bytes` at `pos` into `block` (fewer at the end of the file); a view of what was read. */
+async function readBlock(
+  handle: FileHandle,
+  block: Buffer,
+  pos: number,
+  bytes: number,
+): Promise<Uint8Array> {
   let got = 0;
   while (got < bytes) {
-    const { bytesRead } = await handle.read(buf, got, bytes - got, pos + got);
+    const { bytesRead } = await handle.read(block, got, bytes - got, pos + got);
     if (bytesRead === 0) break;
     got += bytesRead;
   }
-  return new Uint8Array(buf.buffer, buf.byteOffset, got);
+  return new Uint8Array(block.buffer, block.byteOffset, got);
 }

@@ -1,11 +1,11 @@
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
+import { type ChunkWriter, chunkWriter } from "../chunk-writer.js";
 import { STAGING_DIR_NAME } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes } from "../plain-bytes.js";
 import type { UploadChunk, UploadReply } from "../service.js";
-import { type ChunkWriter, chunkWriter } from "./chunk-writer.js";
 import { commitUpload } from "./commit.js";
 import { openPartialUpload, type PartialUpload, partialPaths } from "./partial-upload.js";
 import { lstatNoSymlink, notFoundAs, type OpenDir, openDirIn } from "./root-dir.js";
