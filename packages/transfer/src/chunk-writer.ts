@@ -5,16 +5,51 @@
  */
 export const WRITE_BATCH_BYTES = 1024 * 1024;
 
-/** Write batches kept for reuse by the transfers of the process (8 MiB at most). */
-const POOL_MAX = 8;
+/** Write batches kept for reuse while the process is idle (8 MiB). */
+const IDLE_POOL_MAX = 8;
+/** How long the pool keeps more than {@link IDLE_POOL_MAX} batches after they were last needed. */
+const TRIM_AFTER_MS = 2000;
+
+/**
+ * Write batches of the process's transfers: kept for reuse up to as many as were in use at once
+ * lately, so a steady load (ten uploads at a time, upload after upload) takes every batch from
+ * the pool instead of allocating and dropping 1 MiB per upload, which made the garbage collector
+ * run full collections for external memory; two seconds after the peak has passed, the pool
+ * goes back to {@link IDLE_POOL_MAX}.
+ */
 const pool: Uint8Array[] = [];
+let inUse = 0;
+/** The most batches in use at once in the current period, and in the one before. */
+let peak = 0;
+let lastPeak = 0;
+let trimTimer: NodeJS.Timeout | undefined;
 
 function takeBatch(): Uint8Array {
+  inUse++;
+  if (inUse > peak) peak = inUse;
   return pool.pop() ?? new Uint8Array(WRITE_BATCH_BYTES);
 }
 
 function releaseBatch(b: Uint8Array): void {
-  if (pool.length < POOL_MAX) pool.push(b);
+  inUse--;
+  if (inUse + pool.length < Math.max(IDLE_POOL_MAX, peak, lastPeak)) pool.push(b);
+  if (pool.length > IDLE_POOL_MAX && trimTimer === undefined) {
+    trimTimer = setTimeout(trim, TRIM_AFTER_MS);
+    trimTimer.unref();
+  }
+}
+
+/** Drops the batches past what the last two periods needed (at least the idle count). */
+function trim(): void {
+  trimTimer = undefined;
+  const keep = Math.max(IDLE_POOL_MAX, peak, lastPeak) - inUse;
+  if (pool.length > keep) pool.length = Math.max(keep, 0);
+  lastPeak = peak;
+  peak = inUse;
+  if (pool.length > IDLE_POOL_MAX) {
+    trimTimer = setTimeout(trim, TRIM_AFTER_MS);
+    trimTimer.unref();
+  }
 }
 
 /**
@@ -67,6 +102,7 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
         writing = undefined;
         failed = true;
         failure = err;
+        releaseBatch(batch); // the write is over: the batch is free again
       },
     );
   };

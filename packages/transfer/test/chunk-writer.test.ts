@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
 import { type BatchSink, chunkWriter, WRITE_BATCH_BYTES } from "../src/chunk-writer.js";
+import { countAllocations } from "./support/alloc-count.js";
 
 /** A sink whose `write` records a copy of each batch and waits for `release()`. */
 function fakePartial(fail?: Error) {
@@ -82,5 +83,37 @@ describe("chunk writer", () => {
     );
     await assert.rejects(w.drain(), (err: NearwireError) => err.code === Code.ResourceExhausted);
     assert.equal(f.batches.length, 1);
+  });
+
+  it("a steady load of more writers than the idle pool takes its batches from the pool", async () => {
+    // Twelve transfers of 2 MiB at once need 24 batches, more than the 8 kept when idle: the
+    // second round must allocate none (the first made them), a failed write's batch included.
+    const round = async () => {
+      const runs = Array.from({ length: 12 }, async (_, i) => {
+        // A sink that keeps nothing (the recording fake's copies would count) and takes a turn
+        // of the event loop per write, so the twelve overlap; the first one's writes fail.
+        const w = chunkWriter({
+          write: async () => {
+            await new Promise((r) => setImmediate(r));
+            if (i === 0) throw new Error("disk gone");
+          },
+        });
+        try {
+          for (let at = 0; at < 2 * WRITE_BATCH_BYTES; at += 65536) {
+            const wait = w.write(bytes(at, 65536));
+            if (wait !== undefined) await wait;
+          }
+          await w.drain();
+        } catch {
+          // the failing sink's
+        } finally {
+          w.release();
+        }
+      });
+      await Promise.all(runs);
+    };
+    await round();
+    const second = await countAllocations(WRITE_BATCH_BYTES, round);
+    assert.equal(second.bigBuffers, 0);
   });
 });
