@@ -1,5 +1,8 @@
 /** BufferPool: large receive buffers kept for reuse once their contents are no longer needed. */
 
+/** A pool's buffers are made in multiples of this many bytes (4 KiB). */
+export const POOL_ROUND_BYTES = 4096;
+
 /** Options of a {@link BufferPool}. */
 export interface BufferPoolOptions {
   /** Buffers kept at most. */
@@ -37,11 +40,21 @@ export class BufferPool {
     return this.#own.has(view.buffer);
   }
 
-  /** A new buffer of `length` bytes, known as this pool's. */
+  /**
+   * A new buffer of `length` bytes, known as this pool's. From 16 KiB on it is a view of
+   * `length` bytes of memory rounded up to a multiple of 4 KiB (`POOL_ROUND_BYTES`; at most a
+   * quarter more), so that it can take a later message a few bytes longer: a protobuf chunk's
+   * varint offset grows as a transfer goes on, and with exact sizes no kept buffer would ever fit
+   * the next message. Smaller buffers are exact.
+   */
   make(length: number): Uint8Array {
-    const buffer = this.#options.allocate?.(length) ?? new Uint8Array(length);
+    const capacity =
+      length < 4 * POOL_ROUND_BYTES
+        ? length
+        : Math.ceil(length / POOL_ROUND_BYTES) * POOL_ROUND_BYTES;
+    const buffer = this.#options.allocate?.(capacity) ?? new Uint8Array(capacity);
     this.#own.add(buffer.buffer);
-    return buffer;
+    return capacity === length ? buffer : buffer.subarray(0, length);
   }
 
   /** A kept buffer that holds `length` bytes, as a view of `length` bytes, or undefined. */
