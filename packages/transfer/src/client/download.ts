@@ -1,7 +1,7 @@
 import { createHash, type Hash, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
-import { constants } from "node:fs";
-import { type FileHandle, open, rename, rm } from "node:fs/promises";
+import { constants, write } from "node:fs";
+import { open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { CallOptions, Client } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
@@ -41,15 +41,15 @@ export async function downloadToPath(
   let done = false;
   /** The bytes are known bad: nothing more is written, the part file goes. */
   let discard = false;
-  // Chunks are copied into write batches (1 MiB writes, one in flight while the next fills):
+  // Chunks are copied into write batches (512 KiB writes, one in flight while the next fills):
   // a chunk's receive buffer is done with once copied, so the engine reuses it (lendMessages).
   let filePos = 0;
   const writer = chunkWriter({
-    write: async (batch) => {
+    write: (batch) => {
       const at = filePos;
       filePos += batch.byteLength;
-      await writeAll(fh, batch, at);
-      holdsBytes ||= batch.byteLength > 0;
+      if (batch.byteLength > 0) holdsBytes = true;
+      return writeAll(fh.fd, batch, at);
     },
   });
   try {
@@ -214,12 +214,25 @@ function digestMismatch(sizeBytes: number): NearwireError {
   return new NearwireError(Code.DataLoss, `SHA-256 of ${sizeBytes} B does not match the server's`);
 }
 
-async function writeAll(fh: FileHandle, data: Uint8Array, pos: number): Promise<void> {
-  let done = 0;
-  while (done < data.byteLength) {
-    const { bytesWritten } = await fh.write(data, done, data.byteLength - done, pos + done);
-    done += bytesWritten;
-  }
+/**
+ * Writes all of `data` at `pos` of the open file `fd` (the FileHandle's, open meanwhile): one
+ * promise per batch, where `FileHandle.write` in a loop made several per write.
+ */
+function writeAll(fd: number, data: Uint8Array, pos: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let done = 0;
+    const next = (): void =>
+      write(fd, data, done, data.byteLength - done, pos + done, (err, n) => {
+        if (err !== null) {
+          reject(err);
+          return;
+        }
+        done += n;
+        if (done < data.byteLength) next();
+        else resolve();
+      });
+    next();
+  });
 }
 
 function sameDigest(a: Uint8Array, b: Uint8Array | undefined): boolean {
