@@ -221,6 +221,18 @@ export function channelSuite(options: ChannelSuiteOptions): void {
               assert.equal(remote.peerAcceptsBatches, connector && listener, "connector sends");
               assert.equal(local.peerAcceptsBatches, connector, "listener sends");
               assert.equal(local.acceptsBatches, connector && listener, "listener takes");
+              // Credit by bytes (PROTOCOL.md §5.4) comes with the features field: the connector
+              // sends it with BATCH, and the listener answers it whatever its own BATCH.
+              assert.equal(
+                local.peerCreditsBytes === true,
+                connector,
+                "listener may wait on bytes",
+              );
+              assert.equal(
+                remote.peerCreditsBytes === true,
+                connector,
+                "connector may wait on bytes",
+              );
             },
           ),
       );

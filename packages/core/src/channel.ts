@@ -63,6 +63,13 @@ export interface Channel {
    * sends a stream's messages in them. Absent means false.
    */
   readonly peerAcceptsBatches?: boolean;
+  /**
+   * Optional: true when the peer announced that it returns stream credit by bytes too
+   * (`FEATURE_CREDIT_BYTES`, PROTOCOL.md §4.1, §5.4); the RPC engine then holds each stream it
+   * sends to 2 MiB of messages unacknowledged instead of the 32 messages of the initial credit
+   * (32 MiB with 1 MiB messages). Absent means false.
+   */
+  readonly peerCreditsBytes?: boolean;
   /** True once the channel is closed or closing; `send` then throws UNAVAILABLE. */
   readonly closed: boolean;
   /** Human-readable description of the peer, for logs (`uds:/run/x.sock`, `tcp:127.0.0.1:9`). */

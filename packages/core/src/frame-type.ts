@@ -42,5 +42,31 @@ export const FrameType = {
  */
 export const FEATURE_BATCH = 0x1;
 
+/**
+ * Feature bit of the preface (PROTOCOL.md §4.1, §5.4): the side that announces it returns stream
+ * credit by bytes too — on every call, CREDIT for the messages it has consumed at the latest once
+ * they total {@link CREDIT_GRANT_BYTES} — so its peer may hold a stream's unacknowledged bytes to
+ * {@link SEND_WINDOW_BYTES} without waiting forever (a blocked sender has at least that much
+ * unacknowledged, and once the receiver consumed it, it grants).
+ */
+export const FEATURE_CREDIT_BYTES = 0x2;
+
+/**
+ * A receiver that announced {@link FEATURE_CREDIT_BYTES} returns credit at the latest once the
+ * messages it consumed since its last CREDIT total this many bytes (1 MiB). Windows of small
+ * messages (at most 1 MiB of them, half consumed at a grant) and of 64 KiB ones (16 consumed)
+ * keep their cadence; 1 MiB messages get credit back one by one.
+ */
+export const CREDIT_GRANT_BYTES = 1024 * 1024;
+
+/**
+ * A sender whose peer announced {@link FEATURE_CREDIT_BYTES} stops sending on a call while the
+ * messages it sent there and got no credit back for total this many bytes (2 MiB, twice
+ * {@link CREDIT_GRANT_BYTES}: the peer's grant comes while the next message is on the way):
+ * with 1 MiB messages a stream holds two or three of them on the way, not the 32 of the
+ * initial credit; 64 KiB messages are held by their 32 credits first, as before.
+ */
+export const SEND_WINDOW_BYTES = 2 * 1024 * 1024;
+
 /** One of the {@link FrameType} values. */
 export type FrameTypeValue = (typeof FrameType)[keyof typeof FrameType];

@@ -5,7 +5,8 @@
  * module (offsets, in-place readers and writers, byte helpers) are internal and not published.
  *
  * - `FrameType` / `FrameTypeValue`: the frame type values (connection control, RPC, application).
- * - `FEATURE_BATCH`: the preface's feature bit for BATCH frames.
+ * - `FEATURE_BATCH`: the preface's feature bit for BATCH frames; `FEATURE_CREDIT_BYTES` the one
+ *   for credit by bytes, with `CREDIT_GRANT_BYTES` and `SEND_WINDOW_BYTES`.
  * - `ENVELOPE_HEADROOM_BYTES`: the most envelope bytes a MESSAGE or REQUEST adds to a message.
  * - The RPC frame payloads (REQUEST … HEADERS): `encodeRequest` / `decodeRequest` (into a
  *   `RequestHead`, reusable), `encodeStatus` / `decodeStatus` (`StatusFrame`), `encodeCallId`
@@ -15,7 +16,13 @@
  *   trailer names `REASON_TRAILER` and `CODEC_TRAILER` (§5.6).
  */
 export type { FrameTypeValue } from "./frame-type.js";
-export { FEATURE_BATCH, FrameType } from "./frame-type.js";
+export {
+  CREDIT_GRANT_BYTES,
+  FEATURE_BATCH,
+  FEATURE_CREDIT_BYTES,
+  FrameType,
+  SEND_WINDOW_BYTES,
+} from "./frame-type.js";
 export type { StatusFrame } from "./rpc/envelope.js";
 export {
   CODEC_TRAILER,

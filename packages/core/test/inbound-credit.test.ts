@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { CREDIT_GRANT_BYTES } from "../src/frame-type.js";
 import { INITIAL_CREDIT } from "../src/rpc/envelope.js";
 import {
   GRANT_PARTS,
@@ -51,6 +52,22 @@ describe("InboundCredit (receive window, PROTOCOL.md §5.4)", () => {
       grants.every((g) => g === 16),
       `${grants}`,
     );
+  });
+
+  it("1 MiB messages: credit goes back message by message (CREDIT_GRANT_BYTES), not per 16", () => {
+    assert.equal(CREDIT_GRANT_BYTES, 1024 * 1024);
+    const grants = flow(new InboundCredit(), 40, 1024 * 1024);
+    assert.deepEqual(grants, new Array(40).fill(1));
+  });
+
+  it("by the consumed messages' own sizes: many small ones then a large one get credit at once", () => {
+    // The window grew for small messages (half of it is hundreds); a 2 MiB message that follows
+    // must still get its credit once consumed, or a sender held to 2 MiB unacknowledged waits
+    // forever.
+    const credit = new InboundCredit();
+    flow(credit, 5000, 64);
+    assert.ok(credit.onReceived(2 * 1024 * 1024));
+    assert.ok(credit.onConsumed() > 0);
   });
 
   it("a peer more than 32 past its credit is refused; within the slack it is not", () => {

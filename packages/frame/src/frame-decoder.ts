@@ -355,7 +355,7 @@ export class FrameDecoder {
   /**
    * Gives back the payload of a frame this decoder delivered (not a view of a pushed chunk)
    * once nothing refers to it any more: a later frame of at most its size is then received into
-   * it instead of a new buffer. Keeps at most 32 buffers and 2 MiB (`SPARE_MAX`,
+   * it instead of a new buffer. Keeps at most 32 buffers and 4 MiB + 64 KiB (`SPARE_MAX`,
    * `SPARE_MAX_BYTES`); anything else (a view of a chunk, a buffer already given back) is
    * ignored.
    */
@@ -410,8 +410,12 @@ export const DIRECT_READ_MIN_BYTES = 16 * 1024;
  * time)
  */
 const SPARE_MAX = 32;
-/** … and 2 MiB (a stream's receive window is at most 1 MiB of messages). */
-const SPARE_MAX_BYTES = 2 * 1024 * 1024;
+/**
+ * … and 4 MiB + 64 KiB: a stream of 1 MiB messages has two or three on the way (credit by bytes,
+ * PROTOCOL.md §5.4), each in a buffer rounded up past 1 MiB; with 2 MiB only one was kept and
+ * the others became garbage, one per message.
+ */
+const SPARE_MAX_BYTES = 4 * 1024 * 1024 + 64 * 1024;
 
 /**
  * What a reader reading in place reads after a large frame (16 KiB): the next frame's head, and

@@ -36,7 +36,7 @@ export const HELLO_FEATURES_TAG: Uint8Array = new Uint8Array([0x46, 0x45, 0x41, 
 export const HELLO_WITH_FEATURES_BYTES = 24;
 
 /** HELLO feature bit: the sender of the HELLO takes BATCH frames (0x16, PROTOCOL.md §5.2). */
-export { FEATURE_BATCH } from "@nearwire/core/protocol";
+export { FEATURE_BATCH, FEATURE_CREDIT_BYTES } from "@nearwire/core/protocol";
 
 /**
  * Smallest `maxFrameBytes` a HELLO may announce (1024 B): every GOAWAY and RPC header frame of

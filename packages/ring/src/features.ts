@@ -1,6 +1,6 @@
 /** The set-up's `features` (PROTOCOL.md §6.1, §6.4): HELLO's feature bits as a handshake value. */
 import { Code, NearwireError } from "@nearwire/core";
-import { FEATURE_BATCH } from "@nearwire/core/protocol";
+import { FEATURE_BATCH, FEATURE_CREDIT_BYTES } from "@nearwire/core/protocol";
 
 /**
  * A set-up message's `features` (shm-ring handshake, worker offer and answer): undefined when
@@ -22,4 +22,17 @@ export function readFeatures(value: unknown, what: string): number | undefined {
 /** True when `features` (as {@link readFeatures} returns them) announce BATCH. */
 export function announcesBatch(features: number | undefined): boolean {
   return ((features ?? 0) & FEATURE_BATCH) !== 0;
+}
+
+/** True when `features` announce credit by bytes (PROTOCOL.md §4.1, §5.4). */
+export function announcesCreditBytes(features: number | undefined): boolean {
+  return ((features ?? 0) & FEATURE_CREDIT_BYTES) !== 0;
+}
+
+/**
+ * The feature bits the RPC engine's side of a set-up announces: BATCH and credit by bytes when
+ * `batches`, else credit by bytes alone.
+ */
+export function engineFeatures(batches: boolean): number {
+  return (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES;
 }

@@ -1,4 +1,4 @@
-export { announcesBatch, readFeatures } from "./features.js";
+export { announcesBatch, announcesCreditBytes, engineFeatures, readFeatures } from "./features.js";
 export {
   agreeMaxFrameBytes,
   checkMaxFrameBytes,

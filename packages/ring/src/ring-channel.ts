@@ -48,6 +48,8 @@ export interface RingChannelParts {
   acceptsBatches?: boolean;
   /** The peer announced that it takes BATCH frames. Default false. */
   peerAcceptsBatches?: boolean;
+  /** The peer announced that it returns credit by bytes (PROTOCOL.md §5.4). Default false. */
+  peerCreditsBytes?: boolean;
 }
 
 /**
@@ -67,6 +69,7 @@ export abstract class RingChannel implements Channel {
   readonly peer: string;
   readonly acceptsBatches: boolean;
   readonly peerAcceptsBatches: boolean;
+  readonly peerCreditsBytes: boolean;
   protected readonly writer: RingWriter;
   protected readonly reader: RingReader;
   protected readonly wait: WaitMode;
@@ -125,6 +128,7 @@ export abstract class RingChannel implements Channel {
     this.peer = parts.peer;
     this.acceptsBatches = parts.acceptsBatches === true;
     this.peerAcceptsBatches = parts.peerAcceptsBatches === true;
+    this.peerCreditsBytes = parts.peerCreditsBytes === true;
     this.queue = new SendQueue(
       this.writer,
       () => this.ringData(),

@@ -27,6 +27,7 @@ export interface ShmRingChannelParts {
   /** What the handshake said about BATCH frames (`features`, PROTOCOL.md §6.1). Default false. */
   acceptsBatches?: boolean;
   peerAcceptsBatches?: boolean;
+  peerCreditsBytes?: boolean;
   wait: WaitMode;
   spinUs: number;
   peer: string;
@@ -60,6 +61,7 @@ export class ShmRingChannel extends RingChannel implements Channel {
       peer: parts.peer,
       acceptsBatches: parts.acceptsBatches === true,
       peerAcceptsBatches: parts.peerAcceptsBatches === true,
+      peerCreditsBytes: parts.peerCreditsBytes === true,
     });
     this.socket = parts.socket;
     this.segment = parts.segment;

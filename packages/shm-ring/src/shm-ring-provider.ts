@@ -2,14 +2,15 @@ import type { Socket } from "node:net";
 import { connect as netConnect } from "node:net";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
-import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import {
   agreeMaxFrameBytes,
   announcesBatch,
+  announcesCreditBytes,
   checkMaxFrameBytes,
   checkRingBytes,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_RING_BYTES,
+  engineFeatures,
   LAYOUT_VERSION,
   maxPayloadFor,
   readFeatures,
@@ -248,7 +249,7 @@ async function accept(
     );
     // The features key only answers a client's (as HELLO's features field, PROTOCOL.md §6.1).
     const clientFeatures = readFeatures(hello.features, "client features");
-    const features = clientFeatures === undefined ? undefined : opts.batches ? FEATURE_BATCH : 0;
+    const features = clientFeatures === undefined ? undefined : engineFeatures(opts.batches);
     // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
     socket.write(
@@ -281,6 +282,7 @@ async function accept(
       sendRing: 1,
       acceptsBatches: announcesBatch(features),
       peerAcceptsBatches: announcesBatch(clientFeatures),
+      peerCreditsBytes: announcesCreditBytes(clientFeatures),
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:pid ${pid}`,
@@ -306,7 +308,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
         layout: LAYOUT_VERSION,
         pid: process.pid,
         maxFrameBytes: opts.maxFrameBytes,
-        ...(opts.batches ? { features: FEATURE_BATCH } : {}),
+        ...(opts.batches ? { features: engineFeatures(true) } : {}),
       }),
     );
     const offer = await reader.next();
@@ -348,6 +350,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       sendRing: 0,
       acceptsBatches: opts.batches,
       peerAcceptsBatches: announcesBatch(serverFeatures),
+      peerCreditsBytes: announcesCreditBytes(serverFeatures),
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:${address}`,

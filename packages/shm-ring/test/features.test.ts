@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { connect as netConnect } from "node:net";
 import { describe, it } from "node:test";
 import { type Channel, Code, NearwireError } from "@nearwire/core";
-import { FEATURE_BATCH } from "@nearwire/core/protocol";
+import { FEATURE_BATCH, FEATURE_CREDIT_BYTES } from "@nearwire/core/protocol";
 import { encodeHandshake, HandshakeReader } from "../src/control-socket.js";
 import { createShmRingChannelProvider } from "../src/index.js";
 import { leakCheckedTempDir } from "./support/leak-checks.js";
@@ -46,7 +46,7 @@ describe("shm-ring handshake: features (PROTOCOL.md §6.1)", () => {
     assert.equal(plain.magic, "nearwire-shm");
     assert.equal("features" in plain, false);
     const asked = await offerFor(srv.address, { features: 0xffff_ffff });
-    assert.equal(asked.features, FEATURE_BATCH);
+    assert.equal(asked.features, FEATURE_BATCH | FEATURE_CREDIT_BYTES);
     await srv.listener.close();
   });
 

@@ -15,18 +15,14 @@ import {
 } from "@nearwire/core";
 import { FrameType } from "@nearwire/core/protocol";
 import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
-import {
-  decodeGoAway,
-  encodeFrame,
-  encodeGoAway,
-  FEATURE_BATCH,
-  FrameDecoder,
-} from "@nearwire/frame";
+import { decodeGoAway, encodeFrame, encodeGoAway, FrameDecoder } from "@nearwire/frame";
 import { sniffWants } from "@nearwire/socket";
 import { BatchWriter } from "./batch-writer.js";
 import {
   announcesBatch,
+  announcesCreditBytes,
   answerFeatures,
+  clientFeatures,
   helloFrame,
   PREFACE_MAX_PAYLOAD_BYTES,
   prefaceError,
@@ -89,6 +85,7 @@ export class SocketChannel implements Channel {
   #peerMaxFrameBytes = 0;
   #acceptsBatches = false;
   #peerAcceptsBatches = false;
+  #peerCreditsBytes = false;
   #handler: ChannelHandler | undefined;
   #userPaused = false;
   /** Fails the preface after `handshakeTimeoutMs`; cleared when it completes. */
@@ -143,7 +140,7 @@ export class SocketChannel implements Channel {
     this.#handshakeTimer = setTimeout(() => this.#handshakeTimeout(), options.handshakeTimeoutMs);
     if (role === "client") {
       this.#acceptsBatches = options.batches;
-      socket.write(helloFrame(options.maxFrameBytes, options.batches ? FEATURE_BATCH : undefined));
+      socket.write(helloFrame(options.maxFrameBytes, clientFeatures(options.batches)));
     }
   }
 
@@ -196,6 +193,10 @@ export class SocketChannel implements Channel {
 
   get peerAcceptsBatches(): boolean {
     return this.#peerAcceptsBatches;
+  }
+
+  get peerCreditsBytes(): boolean {
+    return this.#peerCreditsBytes;
   }
 
   start(handler: ChannelHandler): void {
@@ -405,6 +406,7 @@ export class SocketChannel implements Channel {
     const hello = readHello(type, payload);
     this.#peerMaxFrameBytes = hello.maxFrameBytes;
     this.#peerAcceptsBatches = announcesBatch(hello.features);
+    this.#peerCreditsBytes = announcesCreditBytes(hello.features);
     if (this.#role === "server") {
       this.#decoder.setMaxPayloadBytes(this.#options.maxFrameBytes);
       const features = answerFeatures(hello.features, this.#options.batches);

@@ -11,6 +11,7 @@ import {
   encodeFrame,
   encodeHello,
   FEATURE_BATCH,
+  FEATURE_CREDIT_BYTES,
   type Hello,
   PROTOCOL_VERSION,
 } from "@nearwire/frame";
@@ -56,20 +57,33 @@ export function readHello(type: number, payload: Uint8Array): Hello {
 }
 
 /**
+ * The features a client announces: BATCH and credit by bytes (the RPC engine does both) when
+ * `batches`; none otherwise, so a client configured without BATCH sends the 16-byte HELLO.
+ */
+export function clientFeatures(batches: boolean): number | undefined {
+  return batches ? FEATURE_BATCH | FEATURE_CREDIT_BYTES : undefined;
+}
+
+/**
  * The features a server answers: none when the client sent none (it gets the 16-byte HELLO it
- * has always got), else BATCH when `batches` (PROTOCOL.md §4.1).
+ * has always got), else credit by bytes, and BATCH when `batches` (PROTOCOL.md §4.1).
  */
 export function answerFeatures(
   clientFeatures: number | undefined,
   batches: boolean,
 ): number | undefined {
   if (clientFeatures === undefined) return undefined;
-  return batches ? FEATURE_BATCH : 0;
+  return (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES;
 }
 
 /** Whether a HELLO's features announce BATCH frames. */
 export function announcesBatch(features: number | undefined): boolean {
   return ((features ?? 0) & FEATURE_BATCH) !== 0;
+}
+
+/** Whether a HELLO's features announce credit by bytes. */
+export function announcesCreditBytes(features: number | undefined): boolean {
+  return ((features ?? 0) & FEATURE_CREDIT_BYTES) !== 0;
 }
 
 /**

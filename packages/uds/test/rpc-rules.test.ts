@@ -10,7 +10,13 @@ import {
   type Vector,
 } from "@nearwire/conformance";
 import { decodeStatus, FrameType } from "@nearwire/core/protocol";
-import { decodeGoAway, decodeHello, FEATURE_BATCH, FrameDecoder } from "@nearwire/frame";
+import {
+  decodeGoAway,
+  decodeHello,
+  FEATURE_BATCH,
+  FEATURE_CREDIT_BYTES,
+  FrameDecoder,
+} from "@nearwire/frame";
 import { tempDir } from "./support/channels.js";
 
 /**
@@ -153,10 +159,13 @@ describe("PROTOCOL.md §5.10 receiver rules, replayed to a uds server", () => {
           frames = hex(v, "client-stream").subarray(hello.byteLength);
         } else frames = hex(v, "client-frames");
         const got = await replay(address, hello, frames, statuses.length, oneAtATime);
-        // The server answers a features field with its own (BATCH: an RPC server offers it),
-        // and a HELLO without one with none (§4.1).
+        // The server answers a features field with its own (BATCH and CREDIT_BYTES: an RPC
+        // server offers both), and a HELLO without one with none (§4.1).
         const asked = decodeHello(hello.subarray(5, hello.byteLength - 4)).features;
-        assert.equal(got.serverFeatures, asked === undefined ? undefined : FEATURE_BATCH);
+        assert.equal(
+          got.serverFeatures,
+          asked === undefined ? undefined : FEATURE_BATCH | FEATURE_CREDIT_BYTES,
+        );
         assert.deepEqual(got.statuses, statuses, "STATUSes");
         if (goaway === "none") {
           assert.equal(got.goaway, undefined, "no GOAWAY");

@@ -17,6 +17,7 @@ export interface WorkerChannelParts {
   /** What the set-up said about BATCH frames (`features`). */
   acceptsBatches: boolean;
   peerAcceptsBatches: boolean;
+  peerCreditsBytes: boolean;
   /** This side: 0 for the connector (writes ring 0), 1 for the listener (writes ring 1). */
   side: 0 | 1;
   /** The connection's own port: its `close` event is the peer's end (or death). */
@@ -59,6 +60,7 @@ export class WorkerChannel extends RingChannel implements Channel {
       maxFrameBytes: parts.maxFrameBytes,
       acceptsBatches: parts.acceptsBatches,
       peerAcceptsBatches: parts.peerAcceptsBatches,
+      peerCreditsBytes: parts.peerCreditsBytes,
       wait: parts.wait,
       spinUs: parts.spinUs,
       peer: parts.peer,

@@ -1,15 +1,16 @@
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { Channel, ChannelListener, ChannelProvider } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
-import { FEATURE_BATCH } from "@nearwire/core/protocol";
 import {
   agreeMaxFrameBytes,
   announcesBatch,
+  announcesCreditBytes,
   checkHeader,
   checkMaxFrameBytes,
   checkRingBytes,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_RING_BYTES,
+  engineFeatures,
   maxPayloadFor,
   readFeatures,
 } from "@nearwire/ring";
@@ -221,6 +222,7 @@ function acceptOffer(
     maxFrameBytes: agreed,
     acceptsBatches: answered && batches,
     peerAcceptsBatches: announcesBatch(offered),
+    peerCreditsBytes: announcesCreditBytes(offered),
     side: 1,
     port,
     wait,
@@ -231,7 +233,7 @@ function acceptOffer(
   port.postMessage({
     nearwire: "ready",
     maxFrameBytes: agreed,
-    ...(answered ? { features: batches ? FEATURE_BATCH : 0 } : {}),
+    ...(answered ? { features: engineFeatures(batches) } : {}),
   });
   onChannel(channel);
 }
@@ -247,6 +249,7 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
     const ports: Array<[MessagePort, (m: ListenerAnswer) => void]> = [];
     let agreed = maxPayloadFor(ringBytes);
     let peerBatches = false;
+    let peerCreditsBytes = false;
     let timer: NodeJS.Timeout | undefined;
     /** Ends the connect: with the port the listener took, or with why it failed. */
     const finish = (outcome: MessagePort | NearwireError): void => {
@@ -270,6 +273,7 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
           maxFrameBytes: agreed,
           acceptsBatches: batches,
           peerAcceptsBatches: peerBatches,
+          peerCreditsBytes,
           side: 0,
           port: winner,
           wait,
@@ -283,7 +287,9 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
     const ready = (m: ListenerAnswer, port: MessagePort): MessagePort | NearwireError => {
       try {
         agreed = listenerFrameBytes(m.maxFrameBytes, agreed, maxFrameBytes);
-        peerBatches = announcesBatch(readFeatures(m.features, "listener features"));
+        const features = readFeatures(m.features, "listener features");
+        peerBatches = announcesBatch(features);
+        peerCreditsBytes = announcesCreditBytes(features);
         return port;
       } catch (err) {
         return NearwireError.from(err, Code.Internal);
@@ -305,7 +311,7 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
             buffer,
             ringBytes,
             maxFrameBytes,
-            ...(batches ? { features: FEATURE_BATCH } : {}),
+            ...(batches ? { features: engineFeatures(true) } : {}),
             nonce,
             port: port2,
           },

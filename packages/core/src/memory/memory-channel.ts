@@ -37,6 +37,8 @@ class MemoryChannel implements Channel {
   readonly maxPayloadBytes: number;
   readonly acceptsBatches: boolean;
   readonly peerAcceptsBatches: boolean;
+  /** Both ends are this engine, which returns credit by bytes too. */
+  readonly peerCreditsBytes = true;
   closed = false;
   other!: MemoryChannel;
   private handler: ChannelHandler | undefined;

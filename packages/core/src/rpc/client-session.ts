@@ -25,7 +25,7 @@ import {
 import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
-import { CALL_FINISHED, OutboundCredit } from "./outbound-credit.js";
+import { CALL_FINISHED, type OutboundCredit } from "./outbound-credit.js";
 import { withServerCodec } from "./server-codec.js";
 import { protocolError, Session } from "./session.js";
 
@@ -255,7 +255,8 @@ export class ClientSession extends Session<ClientCall> {
     requests: Requests,
     options: CallOptions | undefined,
   ): void {
-    call.credit = new OutboundCredit();
+    const credit = this.newOutboundCredit();
+    call.credit = credit;
     const payload = encodeRequest(
       call.id,
       call.onHeader === undefined ? 0 : FLAG_TAKES_HEADERS,
@@ -271,9 +272,13 @@ export class ClientSession extends Session<ClientCall> {
       return;
     }
     const codec = call.bound.input;
-    new MessagePump(requests, call.credit, {
+    new MessagePump(requests, credit, {
       ended: () => call.done,
-      send: (request) => this.writer.message(call.id, codec, request, "request"),
+      send: (request) => {
+        const room = this.writer.message(call.id, codec, request, "request");
+        credit.sent(this.writer.messageBytes);
+        return room;
+      },
       drained: () => this.channel.drained(),
       finished: () => {
         if (call.done) return;

@@ -194,6 +194,11 @@ export class EnvelopeWriter {
     return this.encodeAndSend(FrameType.Message, callId, codec, value, what);
   }
 
+  /** The encoded size of the last stream message {@link message} sent, bytes. */
+  get messageBytes(): number {
+    return this.lastMessageBytes;
+  }
+
   /** Sends an OK STATUS carrying the response; returns and throws like {@link message}. */
   okStatus(callId: number, codec: MessageCodec<unknown>, value: unknown): boolean {
     this.head = Head.OkStatus;

@@ -1,5 +1,7 @@
 /** Receive-side stream credit: how many messages a receiver grants ahead (PROTOCOL.md 5.4). */
+import { CREDIT_GRANT_BYTES } from "../frame-type.js";
 import { INITIAL_CREDIT } from "./envelope.js";
+import { SizeQueue } from "./size-queue.js";
 
 /**
  * Most messages a receiver grants ahead on one call over a channel that does not say how much it
@@ -69,13 +71,18 @@ export class InboundCredit {
   /** Granted and not yet received; below −INITIAL_CREDIT the peer broke the protocol. */
   private outstanding = INITIAL_CREDIT;
   private consumed = 0;
+  /** Bytes of the messages consumed since the last grant. */
+  private consumedBytes = 0;
   private received = 0;
   private receivedBytes = 0;
+  /** Sizes of the messages received and not yet consumed, oldest first. */
+  private readonly sizes = new SizeQueue();
 
   /** A message of `bytes` arrived. False when the peer sent more than 32 past its credit. */
   onReceived(bytes: number): boolean {
     this.received++;
     this.receivedBytes += bytes;
+    this.sizes.push(bytes);
     return --this.outstanding >= -INITIAL_CREDIT;
   }
 
@@ -84,11 +91,20 @@ export class InboundCredit {
     return this.outstanding - count >= -INITIAL_CREDIT;
   }
 
-  /** The application took one message: the CREDIT to send now, or 0. */
+  /**
+   * The application took one message: the CREDIT to send now, or 0. Credit goes back once half
+   * the window was consumed, or once the messages consumed since the last grant total
+   * {@link CREDIT_GRANT_BYTES} (the promise of `FEATURE_CREDIT_BYTES`: a sender that holds its
+   * unacknowledged bytes to `SEND_WINDOW_BYTES` is never left waiting). Only messages above
+   * 64 KiB reach the byte rule before half the window.
+   */
   onConsumed(): number {
-    if (++this.consumed < this.window / GRANT_PARTS) return 0;
+    this.consumedBytes += this.sizes.shift();
+    if (++this.consumed < this.window / GRANT_PARTS && this.consumedBytes < CREDIT_GRANT_BYTES)
+      return 0;
     let grant = this.consumed;
     this.consumed = 0;
+    this.consumedBytes = 0;
     const average = this.receivedBytes / Math.max(1, this.received);
     const target = Math.max(
       INITIAL_CREDIT,

@@ -29,7 +29,6 @@ import { InboundCredit } from "./inbound-credit.js";
 import { InboundStream } from "./inbound-stream.js";
 import { MessagePump } from "./message-pump.js";
 import type { MethodTable } from "./method-table.js";
-import { OutboundCredit } from "./outbound-credit.js";
 import { ServerCall } from "./server-call.js";
 import { protocolError, Session } from "./session.js";
 
@@ -404,14 +403,16 @@ export class ServerSession extends Session<ServerCall> {
       this.fail(call, err);
       return;
     }
-    const credit = new OutboundCredit();
+    const credit = this.newOutboundCredit();
     call.credit = credit;
     const codec = call.bound.output;
     new MessagePump(source, credit, {
       ended: () => call.finished,
       send: (value) => {
         if (call.headersPending) this.sendHeaders(call);
-        if (this.writer.message(call.id, codec, value, "response")) return true;
+        const room = this.writer.message(call.id, codec, value, "response");
+        credit.sent(this.writer.messageBytes);
+        if (room) return true;
         this.pushBack();
         return false;
       },

@@ -7,7 +7,7 @@ import { BufferPool } from "../buffer-pool.js";
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import type { MessageCodec } from "../codec.js";
-import { FrameType } from "../frame-type.js";
+import { FrameType, SEND_WINDOW_BYTES } from "../frame-type.js";
 import { type ErrorReason, NearwireError } from "../nearwire-error.js";
 import { CallTable } from "./call-table.js";
 import {
@@ -19,7 +19,7 @@ import {
 } from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
 import { type InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
-import type { OutboundCredit } from "./outbound-credit.js";
+import { OutboundCredit } from "./outbound-credit.js";
 
 /** What the shared frame handling reads of a call, on either side. */
 export interface SessionCall {
@@ -29,6 +29,12 @@ export interface SessionCall {
   /** Credit for the messages this side sends on the call; streamed ones only. */
   credit: OutboundCredit | undefined;
 }
+
+/**
+ * Bytes of copies a session keeps for reuse (4 MiB + 64 KiB: the two or three 1 MiB messages a
+ * stream has on the way with credit by bytes, each rounded up past 1 MiB).
+ */
+const LEND_POOL_BYTES = 4 * 1024 * 1024 + 64 * 1024;
 
 /** A message out of a transient frame is lent in a pooled copy from this size (4 KiB) on. */
 const LEND_COPY_MIN_BYTES = 4096;
@@ -55,10 +61,17 @@ export abstract class Session<C extends SessionCall> {
   /** How far a stream's receive window may grow on this channel. */
   protected readonly windowLimits: WindowLimits;
 
+  /** A new stream's send credit: held to 2 MiB unacknowledged when the peer credits bytes. */
+  protected newOutboundCredit(): OutboundCredit {
+    return new OutboundCredit(
+      this.channel.peerCreditsBytes === true ? SEND_WINDOW_BYTES : Number.POSITIVE_INFINITY,
+    );
+  }
+
   /** The MESSAGE frame being delivered, when its call lends its messages. */
   private lendable: Uint8Array | undefined;
   /** Copies of large messages out of transient frames, for calls that lend their messages. */
-  private readonly copies = new BufferPool({ maxCount: 32, maxBytes: 2 * 1024 * 1024 });
+  private readonly copies = new BufferPool({ maxCount: 32, maxBytes: LEND_POOL_BYTES });
   private readonly lent: LendSource = {
     frame: EMPTY,
     offset: 0,

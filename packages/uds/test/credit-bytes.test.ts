@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createUdsTransport } from "../src/index.js";
+import { Big, bigCodec } from "./fixtures/big-stream-server.js";
+import { tempDir } from "./support/channels.js";
+
+// PROTOCOL.md §5.4 "Credit by bytes": a server in another process streams 1 MiB messages to a
+// client that takes one and then stops reading. When both sides announced CREDIT_BYTES (the
+// default, with BATCH) the server holds its unacknowledged bytes to 2 MiB: 3 messages go out.
+// With `batches: false` the client's HELLO has no features field, so the server may not wait on
+// bytes and the stream's 32 initial credits (32 MiB) go out, plus the one returned for the
+// message taken. Nothing is lost either way: every message arrives once the client reads on.
+
+const tmp = tempDir();
+after(() => tmp.cleanup());
+const fixture = fileURLToPath(new URL("./fixtures/big-stream-server.ts", import.meta.url));
+const MiB = 1024 * 1024;
+
+async function sentWhileClientWaits(batches: boolean, name: string): Promise<number> {
+  const address = tmp.path(name);
+  const child = spawn(process.execPath, ["--import", "tsx", fixture, address, "{}"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let yielded = 0;
+  let lastLineAt = Date.now();
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`server exited ${code}`)));
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      lastLineAt = Date.now();
+      if (line.startsWith("ready ")) resolve();
+      else if (line.startsWith("yielded ")) yielded = Number(line.slice(8));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  try {
+    await ready;
+    const conn = await createUdsTransport({ address, batches }).connect();
+    try {
+      const stream = conn.client(Big, { codec: bigCodec }).Stream({ count: 40, size: MiB });
+      const it = stream[Symbol.asyncIterator]();
+      const first = await it.next();
+      assert.equal(first.value?.byteLength, MiB);
+      // Wait until the server has stopped sending (no line for 300 ms; at most 10 s).
+      const deadline = Date.now() + 10_000;
+      while (Date.now() - lastLineAt < 300 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const sent = yielded;
+      // The rest arrives, intact and in order, once the client reads on.
+      let n = 1;
+      for (let r = await it.next(); r.done !== true; r = await it.next()) {
+        n++;
+        assert.equal(r.value.byteLength, MiB);
+        assert.equal(r.value[0], n & 0xff);
+      }
+      assert.equal(n, 40);
+      return sent;
+    } finally {
+      await conn.close();
+    }
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
+}
+
+describe("credit by bytes (CREDIT_BYTES) over uds, server in another process", () => {
+  it("announced: a stream of 1 MiB messages holds 2 MiB unacknowledged, not 32 messages", async (t) => {
+    const sent = await sentWhileClientWaits(true, "bytes.sock");
+    t.diagnostic(`${sent} messages sent while the client waited`);
+    assert.ok(sent >= 2 && sent <= 4, `${sent} messages sent while the client waited`);
+  });
+
+  it("not announced (batches: false, no features field): the 32 initial credits, as before", async (t) => {
+    const sent = await sentWhileClientWaits(false, "count.sock");
+    t.diagnostic(`${sent} messages sent while the client waited`);
+    assert.ok(sent >= 32, `${sent} messages sent while the client waited`);
+  });
+});
