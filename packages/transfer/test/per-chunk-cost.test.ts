@@ -8,7 +8,7 @@ import type { ClientConnection } from "@nearwire/core";
 import { createUdsTransport } from "@nearwire/uds";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferClient, type TransferClient } from "../src/index.js";
-import { countAllocations } from "./support/alloc-count.js";
+import { type AllocationCount, countAllocations } from "./support/alloc-count.js";
 import { randomFile, tmpDir } from "./support/rig.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
@@ -48,22 +48,15 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
     tmp.cleanup();
   });
 
-  it("makes no buffer of 4 KiB or more and about 2 promises per chunk", async () => {
+  it("makes no buffer of 4 KiB or more and about 2 promises per chunk", async (t) => {
     const upload = (chunks: number) => async () => {
       await client.upload(files[chunks] as string, `f${chunks}.bin`);
     };
     await upload(320)(); // warm-up: pools filled, code compiled
-    const small = await countAllocations(4096, upload(64));
-    const large = await countAllocations(4096, upload(320));
-    const perChunk = {
-      promises: (large.promises - small.promises) / 256,
-      bigBuffers: (large.bigBuffers - small.bigBuffers) / 256,
-    };
+    const { small, large, perChunk } = await steadyPerChunk(upload);
+    t.diagnostic(`per chunk: ${JSON.stringify(perChunk)}`);
     // The counter sees what a fresh buffer per chunk would be: a sanity check of the method.
     assert.ok(small.promises > 64, `promises seen at all (${small.promises})`);
-    // Steady state makes none. A loaded machine may make a few per upload (another send
-    // batch or pooled write buffer while a socket write is slow), never one per chunk: the
-    // bound is 1 per 20 chunks, where a fresh buffer per chunk counts 1.
     assert.ok(
       perChunk.bigBuffers < 0.05,
       `buffers ≥ 4 KiB per chunk: ${JSON.stringify({ small, large })}`,
@@ -80,16 +73,11 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
       await client.download(`d${chunks}.bin`, join(tmp.dir, `got${chunks}.bin`));
     };
     await download(320)(); // warm-up
-    const small = await countAllocations(4096, download(64));
-    const large = await countAllocations(4096, download(320));
-    const perChunk = {
-      promises: (large.promises - small.promises) / 256,
-      bigBuffers: (large.bigBuffers - small.bigBuffers) / 256,
-    };
+    const { small, large, perChunk } = await steadyPerChunk(download);
     t.diagnostic(`per chunk: ${JSON.stringify(perChunk)}`);
     assert.ok(small.promises > 64, `promises seen at all (${small.promises})`);
     // Each chunk arrives in a frame buffer the one before it gave back (lendMessages) and is
-    // copied into a pooled 1 MiB write batch: a buffer per chunk would count 1 here.
+    // copied into a pooled 512 KiB write batch: a buffer per chunk would count 1 here.
     assert.ok(
       perChunk.bigBuffers < 0.05,
       `buffers ≥ 4 KiB per chunk: ${JSON.stringify({ small, large })}`,
@@ -99,3 +87,29 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
     assert.ok(perChunk.promises <= 2.8, `promises per chunk: ${perChunk.promises}`);
   });
 });
+
+/**
+ * The cost of one more chunk: a 320-chunk run minus a 64-chunk run, per chunk, the best of up
+ * to three attempts. Pools grow to the peak a load needs and then stop allocating: on a loaded
+ * machine more frames or write batches are in flight at once than in the warm-up, and the
+ * first attempt may count those few (30 in 256 chunks was seen in CI). A buffer made per chunk
+ * counts about 1 in every attempt, so it still fails.
+ */
+async function steadyPerChunk(
+  run: (chunks: number) => () => Promise<void>,
+): Promise<{ small: AllocationCount; large: AllocationCount; perChunk: AllocationCount }> {
+  let best: Awaited<ReturnType<typeof steadyPerChunk>> | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const small = await countAllocations(4096, run(64));
+    const large = await countAllocations(4096, run(320));
+    const perChunk = {
+      promises: (large.promises - small.promises) / 256,
+      bigBuffers: (large.bigBuffers - small.bigBuffers) / 256,
+    };
+    if (best === undefined || perChunk.bigBuffers < best.perChunk.bigBuffers) {
+      best = { small, large, perChunk };
+    }
+    if (perChunk.bigBuffers < 0.05) break;
+  }
+  return best as NonNullable<typeof best>;
+}
