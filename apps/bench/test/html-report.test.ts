@@ -89,7 +89,9 @@ test("HTML tables: each cell shows the JSON's figure and carries the number behi
   assert.equal(Number(t[2]?.v), thr.msgsPerSec);
   const codec = row(html, "table-codecs", "raw/tick");
   assert.equal(Number(codec[2]?.v), 2_000_000);
-  assert.equal(codec[4]?.text, "4.00×");
+  assert.equal(codec[4]?.text, fmtCount(8_000_000), "in place encode");
+  assert.equal(codec[5]?.text, "4.00×");
+  assert.equal(row(html, "table-codecs", "json/tick")[4]?.text, "—", "json cannot encode in place");
   assert.match(html, /<table id="table-latency" class="sortable">/);
 });
 

@@ -338,6 +338,11 @@ function mergeCodecRuns(all: readonly CodecResult[]): CodecResult[] {
           ...first,
           encodeOpsPerSec: median(g.map((x) => x.encodeOpsPerSec)),
           decodeOpsPerSec: median(g.map((x) => x.decodeOpsPerSec)),
+          ...(first.encodeInPlaceOpsPerSec === undefined
+            ? {}
+            : {
+                encodeInPlaceOpsPerSec: median(g.map((x) => x.encodeInPlaceOpsPerSec ?? 0)),
+              }),
           encodeRme: median(g.map((x) => x.encodeRme)),
           decodeRme: median(g.map((x) => x.decodeRme)),
         };

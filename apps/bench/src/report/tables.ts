@@ -35,12 +35,13 @@ export function codecTable(results: readonly CodecResult[]): Table {
   const json = new Map(results.filter((r) => r.codec === "json").map((r) => [r.message, r]));
   return {
     title: "Codecs (tinybench, one process per codec)",
-    note: "ops/s = median of tinybench samples (each a batch of calls); ×json = this codec's ops/s ÷ json's.",
+    note: "ops/s = median of tinybench samples (each a batch of calls); ×json = this codec's ops/s ÷ json's. Encode returns fresh bytes (what `codec.encode` costs a caller); in place encodes into a reused buffer with room to spare (`encodeIntoRange`/`encodeInto`, what the RPC engine does when the transport lends its send buffer), — where the codec cannot.",
     headers: [
       "codec/message",
       "bytes",
       "encode ops/s",
       "decode ops/s",
+      "in place enc ops/s",
       "enc ×json",
       "dec ×json",
       "rme enc/dec",
@@ -52,6 +53,7 @@ export function codecTable(results: readonly CodecResult[]): Table {
         String(r.encodedBytes),
         fmtCount(r.encodeOpsPerSec),
         fmtCount(r.decodeOpsPerSec),
+        r.encodeInPlaceOpsPerSec === undefined ? "—" : fmtCount(r.encodeInPlaceOpsPerSec),
         j ? fmtRatio(r.encodeOpsPerSec / j.encodeOpsPerSec) : "—",
         j ? fmtRatio(r.decodeOpsPerSec / j.decodeOpsPerSec) : "—",
         `±${r.encodeRme.toFixed(1)}% / ±${r.decodeRme.toFixed(1)}%`,
@@ -64,6 +66,7 @@ export function codecTable(results: readonly CodecResult[]): Table {
         r.encodedBytes,
         r.encodeOpsPerSec,
         r.decodeOpsPerSec,
+        r.encodeInPlaceOpsPerSec,
         j ? r.encodeOpsPerSec / j.encodeOpsPerSec : undefined,
         j ? r.decodeOpsPerSec / j.decodeOpsPerSec : undefined,
         Math.max(r.encodeRme, r.decodeRme),
