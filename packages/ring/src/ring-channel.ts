@@ -77,6 +77,8 @@ export abstract class RingChannel implements Channel {
   /** Largest payload of one record: a frame over it is sent in fragments of `fragmentBytes`. */
   private readonly recordBytes: number;
   private readonly fragmentBytes: number;
+  /** Where {@link sendWith} encodes a frame that has no room in the ring now (made on first use). */
+  private scratch: Uint8Array | undefined;
   protected handler: ChannelHandler | undefined;
   protected state = "open" as "open" | "closing" | "closed";
   private paused = false;
@@ -181,16 +183,39 @@ export abstract class RingChannel implements Channel {
     return this.queue.add(type, payload);
   }
 
-  /** Zero-copy send (core's `Channel.sendWith`): `fill` writes the payload into the ring slot. */
+  /**
+   * Zero-copy send (core's `Channel.sendWith`): `fill` writes the payload into the ring slot.
+   * When the ring has no contiguous room for it now (the write position near the ring's end,
+   * the consumer behind, or a frame larger than one record), `fill` writes into the channel's
+   * scratch buffer instead, which is then written as {@link send} would (wrapping, in
+   * fragments) and queued without a copy for what does not fit: the scratch is free again
+   * whenever the queue is empty, which is the only time this runs. A large message thus costs
+   * one encode and one copy into the ring, not a fresh buffer for its bytes, another for its
+   * frame and a third in the queue.
+   */
   sendWith(
     type: number,
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
     if (this.state !== "open" || !this.queue.empty) return false;
     if (!isSendableType(type)) return false;
-    if (!this.writer.tryWriteWith(type, this.recordBytes, fill)) return false;
-    this.wrote();
+    if (this.writer.tryWriteWith(type, this.recordBytes, fill)) {
+      this.wrote();
+      return true;
+    }
+    this.scratch ??= new Uint8Array(this.maxPayloadBytes);
+    const n = fill(this.scratch, 0, this.maxPayloadBytes);
+    if (!(n >= 0 && n <= this.maxPayloadBytes)) return false;
+    const payload = this.scratch.subarray(0, n);
+    if (n > this.recordBytes) this.queue.addFragments(type, payload, this.fragmentBytes, false);
+    else if (this.writer.tryWrite(type, payload)) this.wrote();
+    else this.queue.add(type, payload, false);
     return true;
+  }
+
+  /** True while frames wait in the send queue (what `send` reports by returning false). */
+  get backpressured(): boolean {
+    return !this.queue.empty;
   }
 
   /**

@@ -31,27 +31,47 @@ export class SendQueue {
     return this.frames.length === this.head;
   }
 
-  /** Queues a copy of a frame and writes what fits; true when the queue emptied. */
-  add(type: number, payload: Uint8Array): boolean {
-    this.frames.push({ type, payload: payload.slice() });
+  /**
+   * Queues a frame and writes what fits; true when the queue emptied. Queues a copy unless
+   * `copy` is false: then `payload` must stay unchanged until the queue is empty.
+   */
+  add(type: number, payload: Uint8Array, copy = true): boolean {
+    this.frames.push({ type, payload: copy ? payload.slice() : payload });
     if (this.frames.length - this.head === 1) this.flush();
     return this.frames.length === this.head;
   }
 
   /**
-   * Queues a copy of a frame larger than one record as fragment records of `fragmentBytes`
-   * (type 0x01) and a last record of `type`, written in order (nothing else goes between
-   * them); true when the queue emptied.
+   * Queues a frame larger than one record as fragment records of `fragmentBytes` (type 0x01)
+   * and a last record of `type`, written in order (nothing else goes between them); true when
+   * the queue emptied. Fragments that fit the ring now are written from `payload` itself; a
+   * copy is queued of the rest, or, with `copy` false, views of `payload` (which must then stay
+   * unchanged until the queue is empty).
    */
-  addFragments(type: number, payload: Uint8Array, fragmentBytes: number): boolean {
+  addFragments(type: number, payload: Uint8Array, fragmentBytes: number, copy = true): boolean {
+    const n = payload.byteLength;
+    let off = 0;
+    if (this.frames.length === this.head) {
+      while (
+        off + fragmentBytes < n &&
+        this.writer.tryWrite(TYPE_FRAGMENT, payload.subarray(off, off + fragmentBytes))
+      ) {
+        off += fragmentBytes;
+        if (this.writer.takeParked()) this.ringData();
+      }
+      if (off + fragmentBytes >= n && this.writer.tryWrite(type, payload.subarray(off))) {
+        if (this.writer.takeParked()) this.ringData();
+        return true;
+      }
+    }
     const wasEmpty = this.frames.length === this.head;
-    const copy = payload.slice();
-    const n = copy.byteLength;
-    for (let off = 0; off < n; off += fragmentBytes) {
-      const last = off + fragmentBytes >= n;
+    const rest = copy ? payload.slice(off) : payload.subarray(off);
+    const restBytes = rest.byteLength;
+    for (let at = 0; at < restBytes; at += fragmentBytes) {
+      const last = off + at + fragmentBytes >= n;
       this.frames.push({
         type: last ? type : TYPE_FRAGMENT,
-        payload: copy.subarray(off, last ? n : off + fragmentBytes),
+        payload: rest.subarray(at, last ? restBytes : at + fragmentBytes),
       });
     }
     if (wasEmpty) this.flush();
