@@ -992,6 +992,34 @@ describe("grpc-uds hostile HTTP/2 peers (server in a child process)", () => {
       });
     });
 
+    it("a DATA frame arriving in pieces is taken as it comes: served on an open stream, STREAM_CLOSED on a closed one", {
+      timeout: 20_000,
+    }, async (t) => {
+      await hostile(t, async () => {
+        const c = await raw();
+        /** Writes `frame` in 5 pieces, 30 ms apart, so that the server reads each on its own. */
+        const trickle = async (bytes: Buffer) => {
+          const step = Math.ceil(bytes.byteLength / 5);
+          for (let at = 0; at < bytes.byteLength; at += step) {
+            c.send(bytes.subarray(at, at + step));
+            await sleep(30);
+          }
+        };
+        const text = "piece by piece ".repeat(1400); // a 21 KB message: one DATA frame
+        c.send(headers(1, grpcRequestBlock(ECHO)));
+        await trickle(data(1, grpcJson({ id: 1, text }), true));
+        await c.waitFor(() => c.ended.has(1) || c.resets.has(1), 3000);
+        assert.equal(fieldOf(lastFields(c, 1), "grpc-status"), "0", `echo answered (${saw(c)})`);
+        assert.deepEqual(parseGrpcJson(c.stream(1).data), [{ id: 1, text }], "the echo is whole");
+        // The same frame on the stream now closed: reset once its header is in, its bytes
+        // dropped as they come, the frames after it read as frames.
+        await trickle(data(1, grpcJson({ id: 1, text }), true));
+        await expectReset(c, 1, E.STREAM_CLOSED, "DATA in pieces on closed stream 1");
+        await expectServed(c, 3, "after DATA in pieces on a closed stream");
+        assert.equal(c.goAway, undefined);
+      });
+    });
+
     it("DATA after END_STREAM on a stream still being answered → RST_STREAM STREAM_CLOSED", {
       timeout: 20_000,
     }, async (t) => {

@@ -43,7 +43,8 @@ const FIRST_CAPACITY_BYTES = 64 * 1024;
 /**
  * Cuts messages out of DATA payloads. A message inside one payload is a view of it (no copy);
  * one that spans payloads is copied into a buffer that grows as its bytes arrive (doubling, up
- * to its size), so an announced length costs nothing until the bytes come. A length over
+ * to its size; the whole size once it is within a quarter of it), so an announced length costs
+ * nothing until the bytes come. A length over
  * `maxMessageBytes` throws RESOURCE_EXHAUSTED `message-too-large` at once; buffers over the
  * connection's {@link BufferBudget} throw RESOURCE_EXHAUSTED too.
  */
@@ -136,7 +137,10 @@ export class MessageReader {
     const have = body?.byteLength ?? 0;
     if (bytes <= have) return body as Uint8Array;
     const length = this.#length;
-    const capacity = Math.min(length, Math.max(bytes, have * 2, FIRST_CAPACITY_BYTES));
+    let capacity = Math.min(length, Math.max(bytes, have * 2, FIRST_CAPACITY_BYTES));
+    // Within a quarter of the whole message, take the whole: a 64 KiB chunk behind its codec's
+    // few bytes of fields would otherwise cost a 64 KiB buffer and then one of its size.
+    if (capacity * 5 >= length * 4) capacity = length;
     const budget = this.#budget;
     if (budget.usedBytes + capacity - have > budget.limitBytes)
       throw new NearwireError(

@@ -106,11 +106,19 @@ export class FrameWriter {
       const batch = this.reserve(FRAME_HEADER_BYTES);
       writeFrameHeader(batch, this.#length, n, type, flags, streamId);
       this.#length += FRAME_HEADER_BYTES;
+      // The batch (ending with this frame's header) and the payload in one writev, not two
+      // writes: corked, the socket hands both to the kernel at uncork.
+      const socket = this.#socket;
+      const flushed = this.#batch;
+      socket.cork();
       this.flush();
-      this.#socket.write(
+      socket.write(
         start === 0 && end === payload.byteLength ? payload : payload.subarray(start, end),
         this.#onWritten,
       );
+      socket.uncork();
+      // flush() let the batch go because the corked socket held it; the kernel took it all.
+      if (this.#batch === NO_BATCH && socket.writableLength === 0) this.#batch = flushed;
       return;
     }
     const batch = this.reserve(FRAME_HEADER_BYTES + n);

@@ -69,6 +69,13 @@ export interface SessionEvents {
   onClose(error: Http2Error | Error | undefined): void;
 }
 
+/**
+ * A DATA frame of at least this many payload bytes that has not fully arrived is handed on as
+ * its bytes come (unpadded frames), instead of being joined once whole: a 64 KiB frame spans
+ * two socket reads, and joining them cost a 64 KiB buffer and a copy per frame.
+ */
+const DATA_PIECES_MIN_BYTES = 4096;
+
 /** Writes a DATA payload in place: into `dest[start … end)`, returning its length or -1. */
 export interface DataFiller {
   fillData(dest: Uint8Array, start: number, end: number): number;
@@ -102,6 +109,13 @@ export class Http2Session {
   #pendingBytes = 0;
   /** Bytes the pending data must reach before parsing can go on (the frame's whole size). */
   #pendingNeed = 0;
+  /**
+   * A DATA frame whose payload is still arriving (see {@link DATA_PIECES_MIN_BYTES}): its
+   * stream (undefined: its bytes are dropped), flags, and the payload bytes still to come.
+   */
+  #dataStream: H2Stream | undefined;
+  #dataFlags = 0;
+  #dataLeft = 0;
   /** Highest stream id the peer opened (server) / we opened (client). */
   #lastPeerStreamId = 0;
   #nextStreamId: number;
@@ -472,7 +486,12 @@ export class Http2Session {
     if (this.#phase === "closed") return;
     this.#lastFrameAt = Date.now();
     let buf = chunk;
-    if (this.#pendingBytes > 0) {
+    let pos = 0;
+    if (this.#dataLeft > 0) {
+      pos = Math.min(this.#dataLeft, chunk.byteLength);
+      this.#dataPiece(chunk, 0, pos);
+      if (this.closed || pos === chunk.byteLength) return;
+    } else if (this.#pendingBytes > 0) {
       // Joined only once the frame is whole: a frame trickled in byte by byte is copied once.
       this.#pendingParts.push(chunk);
       this.#pendingBytes += chunk.byteLength;
@@ -481,7 +500,6 @@ export class Http2Session {
       this.#pendingParts = [];
       this.#pendingBytes = 0;
     }
-    let pos = 0;
     try {
       if (this.#phase === "preface") {
         const want = CLIENT_PREFACE.byteLength;
@@ -505,12 +523,12 @@ export class Http2Session {
             `frame of ${length} B > SETTINGS_MAX_FRAME_SIZE ${maxFrame}`,
           );
         const end = pos + FRAME_HEADER_BYTES + length;
-        if (end > buf.byteLength) {
-          this.#keep(buf, pos, end - pos);
-          return;
-        }
         const type = buf[pos + 3] as number;
         const flags = buf[pos + 4] as number;
+        if (end > buf.byteLength) {
+          this.#incomplete(buf, pos, length, type, flags);
+          return;
+        }
         const streamId = readU32(buf, pos + 5) & MAX_WINDOW_BYTES;
         pos += FRAME_HEADER_BYTES;
         this.#frame(type, flags, streamId, buf, pos, end);
@@ -522,6 +540,30 @@ export class Http2Session {
       return;
     }
     if (pos < buf.byteLength) this.#keep(buf, pos, FRAME_HEADER_BYTES);
+  }
+
+  /**
+   * The frame at `buf[pos …]` (payload `length` bytes) has not fully arrived. A large DATA frame
+   * is taken as it arrives: checked and charged now, its payload handed on piece by piece, never
+   * joined into a buffer of its own; any other frame is kept until whole.
+   */
+  #incomplete(buf: Buffer, pos: number, length: number, type: number, flags: number): void {
+    if (
+      type !== FrameType.DATA ||
+      (flags & FrameFlag.PADDED) !== 0 ||
+      length < DATA_PIECES_MIN_BYTES ||
+      this.#phase !== "open" ||
+      this.#headerBlock !== undefined
+    ) {
+      this.#keep(buf, pos, FRAME_HEADER_BYTES + length);
+      return;
+    }
+    const streamId = readU32(buf, pos + 5) & MAX_WINDOW_BYTES;
+    this.#dataStream = this.#dataFrameStream(streamId, length);
+    this.#dataFlags = flags;
+    this.#dataLeft = length;
+    const at = pos + FRAME_HEADER_BYTES;
+    if (at < buf.byteLength) this.#dataPiece(buf, at, buf.byteLength);
   }
 
   /** Keeps `buf[from …)` until `need` bytes from `from` have arrived. */
@@ -627,8 +669,56 @@ export class Http2Session {
   }
 
   #onDataFrame(flags: number, streamId: number, buf: Buffer, start: number, end: number): void {
+    const stream = this.#dataFrameStream(streamId, end - start);
+    if (stream === undefined) return;
+    const [s, e] = this.#unpad(flags, buf, start, end, streamId);
+    // Padding is consumed at once; the payload when the layer above takes it.
+    this.consume(stream, end - start - (e - s));
+    const endStream = (flags & FrameFlag.END_STREAM) !== 0;
+    if (endStream) stream.remoteEnded = true;
+    // A plain Uint8Array view: cheaper to make than a Buffer subarray, and all gRPC needs.
+    stream.listener.onData(
+      stream,
+      new Uint8Array(buf.buffer, buf.byteOffset + s, e - s),
+      endStream,
+    );
+    if (endStream) this.#forgetIfClosed(stream);
+  }
+
+  /**
+   * `buf[start … end)` of the DATA frame still arriving: to its stream while that is open (the
+   * frame's END_STREAM with its last piece), dropped otherwise. Its flow control was charged
+   * when the frame began.
+   */
+  #dataPiece(buf: Buffer, start: number, end: number): void {
+    this.#dataLeft -= end - start;
+    const last = this.#dataLeft === 0;
+    const stream = this.#dataStream;
+    if (last) this.#dataStream = undefined;
+    if (stream === undefined || this.#streams.get(stream.id) !== stream || stream.remoteEnded)
+      return;
+    const endStream = last && (this.#dataFlags & FrameFlag.END_STREAM) !== 0;
+    if (endStream) stream.remoteEnded = true;
+    try {
+      stream.listener.onData(
+        stream,
+        new Uint8Array(buf.buffer, buf.byteOffset + start, end - start),
+        endStream,
+      );
+    } catch (err) {
+      this.#onError(err);
+      return;
+    }
+    if (endStream) this.#forgetIfClosed(stream);
+  }
+
+  /**
+   * The checks and flow control of a DATA frame of `length` payload bytes on `streamId`, done
+   * once its header is in: the stream its payload goes to, or undefined when it is dropped (a
+   * stream error was sent, or the stream was reset recently). Throws on a connection error.
+   */
+  #dataFrameStream(streamId: number, length: number): H2Stream | undefined {
     if (streamId === 0) throw new Http2Error(H2Code.PROTOCOL_ERROR, "DATA on stream 0");
-    const length = end - start;
     if (length > this.#connRecvWindow)
       throw new Http2Error(
         H2Code.FLOW_CONTROL_ERROR,
@@ -641,9 +731,9 @@ export class Http2Session {
       if (this.#isIdle(streamId))
         throw new Http2Error(H2Code.PROTOCOL_ERROR, `DATA on idle stream ${streamId}`);
       // DATA the peer sent before it saw our RST_STREAM (RFC 9113 §5.4.2): dropped quietly.
-      if (stream === undefined && this.#recentlyReset.has(streamId)) return;
+      if (stream === undefined && this.#recentlyReset.has(streamId)) return undefined;
       this.#streamError(streamId, H2Code.STREAM_CLOSED, `DATA on closed stream ${streamId}`);
-      return;
+      return undefined;
     }
     if (!stream.headersReceived) {
       this.#streamError(
@@ -651,7 +741,7 @@ export class Http2Session {
         H2Code.PROTOCOL_ERROR,
         `DATA before HEADERS on stream ${streamId}`,
       );
-      return;
+      return undefined;
     }
     if (length > stream.recvWindow) {
       this.#streamError(
@@ -659,21 +749,10 @@ export class Http2Session {
         H2Code.FLOW_CONTROL_ERROR,
         `DATA of ${length} B > stream window ${stream.recvWindow}`,
       );
-      return;
+      return undefined;
     }
     stream.recvWindow -= length;
-    const [s, e] = this.#unpad(flags, buf, start, end, streamId);
-    // Padding is consumed at once; the payload when the layer above takes it.
-    this.consume(stream, length - (e - s));
-    const endStream = (flags & FrameFlag.END_STREAM) !== 0;
-    if (endStream) stream.remoteEnded = true;
-    // A plain Uint8Array view: cheaper to make than a Buffer subarray, and all gRPC needs.
-    stream.listener.onData(
-      stream,
-      new Uint8Array(buf.buffer, buf.byteOffset + s, e - s),
-      endStream,
-    );
-    if (endStream) this.#forgetIfClosed(stream);
+    return stream;
   }
 
   #creditConnection(n: number): void {
