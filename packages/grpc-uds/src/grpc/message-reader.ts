@@ -11,13 +11,18 @@
  * A message may span DATA frames, and a frame may hold several messages.
  */
 import { Code, NearwireError } from "@nearwire/core";
+import type { BufferPool } from "@nearwire/core/transport-kit";
 
 /** Size of the prefix, bytes. */
 export const MESSAGE_PREFIX_BYTES = 5;
 
-/** Receives each message: its compressed flag and bytes (a view the receiver may keep). */
+/**
+ * Receives each message: its compressed flag and bytes (a view the receiver may keep), and
+ * whether those bytes are a buffer of the reader's lending pool ({@link MessageReader.lendFrom}),
+ * which the receiver gives back once done with them.
+ */
 export interface MessageSink {
-  onMessage(compressed: boolean, bytes: Uint8Array): void;
+  onMessage(compressed: boolean, bytes: Uint8Array, pooled: boolean): void;
 }
 
 /**
@@ -60,11 +65,22 @@ export class MessageReader {
   #body: Uint8Array | undefined;
   #bodyFill = 0;
   #compressed = false;
+  /** Where a message's whole-size buffer comes from when its bytes are lent back. */
+  #pool: BufferPool | undefined;
+  #bodyPooled = false;
 
   constructor(maxMessageBytes: number, what: string, budget: BufferBudget) {
     this.#maxBytes = maxMessageBytes;
     this.#what = what;
     this.#budget = budget;
+  }
+
+  /**
+   * Takes the buffers of messages that span payloads from `pool` (when one is taken at its
+   * whole size): the sink is told, and gives each back to `pool` once done with it.
+   */
+  lendFrom(pool: BufferPool): void {
+    this.#pool = pool;
   }
 
   /** True when a message has begun and not ended (the stream must not end here). */
@@ -84,8 +100,10 @@ export class MessageReader {
         this.#bodyFill += take;
         pos += take;
         if (this.#bodyFill === length) {
+          const pooled = this.#bodyPooled;
+          this.#bodyPooled = false; // the sink's now: release() must not give it back
           this.release();
-          sink.onMessage(this.#compressed, body);
+          sink.onMessage(this.#compressed, body, pooled);
         }
         continue;
       }
@@ -101,7 +119,7 @@ export class MessageReader {
         pos += MESSAGE_PREFIX_BYTES;
         this.#checkHead(flag, size);
         if (n - pos >= size) {
-          sink.onMessage(flag === 1, data.subarray(pos, pos + size));
+          sink.onMessage(flag === 1, data.subarray(pos, pos + size), false);
           pos += size;
         } else {
           this.#compressed = flag === 1;
@@ -123,7 +141,7 @@ export class MessageReader {
         0;
       this.#checkHead(head[0] as number, size);
       if (size === 0) {
-        sink.onMessage(head[0] === 1, new Uint8Array(0));
+        sink.onMessage(head[0] === 1, new Uint8Array(0), false);
         continue;
       }
       this.#compressed = head[0] === 1;
@@ -147,18 +165,25 @@ export class MessageReader {
         Code.ResourceExhausted,
         `${this.#what}: unfinished messages on this connection would take ${budget.usedBytes + capacity - have} B > ${budget.limitBytes}`,
       );
-    const grown = new Uint8Array(capacity);
+    const pool = this.#pool;
+    const pooled = pool !== undefined && capacity === length;
+    const grown = pooled ? (pool.take(length) ?? pool.make(length)) : new Uint8Array(capacity);
     if (body !== undefined) grown.set(body.subarray(0, this.#bodyFill));
     budget.usedBytes += capacity - have;
     this.#body = grown;
+    this.#bodyPooled = pooled;
     return grown;
   }
 
   /** Drops the message being collected (its call ended) and gives its bytes back to the budget. */
   release(): void {
     const body = this.#body;
-    if (body !== undefined) this.#budget.usedBytes -= body.byteLength;
+    if (body !== undefined) {
+      this.#budget.usedBytes -= body.byteLength;
+      if (this.#bodyPooled) this.#pool?.give(body);
+    }
     this.#body = undefined;
+    this.#bodyPooled = false;
     this.#bodyFill = 0;
     this.#length = -1;
   }

@@ -16,6 +16,7 @@ import {
   type Peer,
 } from "@nearwire/core";
 import {
+  type BufferPool,
   DeadlineTimer,
   handlerFailure,
   InboundStream,
@@ -47,6 +48,8 @@ export interface CallHost {
   readonly highWaterMarkBytes: number;
   /** Bytes of unfinished request messages this connection may hold. */
   readonly budget: BufferBudget;
+  /** Buffers of request messages lent back by handlers marked with `lendMessages`. */
+  readonly lendPool: BufferPool;
   /** The calls open on this connection (the call adds and removes itself). */
   readonly calls: Set<ServerCall>;
   /** What to do with a handler's error that is not a NearwireError. */
@@ -181,6 +184,13 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
         () => this.#credit(),
         () => {},
       );
+      if (this.#served.lends) {
+        // The handler is done with a message when it asks for the next: a message collected
+        // from several DATA frames goes back to the connection's pool then.
+        const pool = this.#host.lendPool;
+        this.#reader.lendFrom(pool);
+        inbound.lend((frame) => pool.give(frame));
+      }
       this.#inbound = inbound;
       if (endStream) inbound.end();
       this.#run(inbound);
@@ -245,9 +255,9 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   // --- request ---------------------------------------------------------------------------
 
   /** A request message (MessageSink): kept (unary, server streaming) or decoded and queued. */
-  onMessage(compressed: boolean, bytes: Uint8Array): void {
+  onMessage(compressed: boolean, bytes: Uint8Array, pooled: boolean): void {
     if (this.#inbound !== undefined) {
-      this.#onStreamed(compressed, bytes);
+      this.#onStreamed(compressed, bytes, pooled);
       return;
     }
     this.#requests++;
@@ -256,10 +266,15 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
     this.#request = compressed ? this.#inflate(bytes) : bytes;
   }
 
-  #onStreamed(compressed: boolean, bytes: Uint8Array): void {
-    const message = compressed ? this.#inflate(bytes) : bytes;
-    const value = this.#decode(message);
-    (this.#inbound as InboundStream<unknown>).push(value);
+  #onStreamed(compressed: boolean, bytes: Uint8Array, pooled: boolean): void {
+    if (compressed) {
+      const message = this.#inflate(bytes);
+      if (pooled) this.#host.lendPool.give(bytes); // decoded from the inflated copy
+      (this.#inbound as InboundStream<unknown>).push(this.#decode(message));
+      return;
+    }
+    const value = this.#decode(bytes);
+    (this.#inbound as InboundStream<unknown>).push(value, pooled ? bytes : undefined);
   }
 
   #inflate(bytes: Uint8Array): Uint8Array {
