@@ -107,6 +107,13 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   #inbound: InboundStream<unknown> | undefined;
   /** Bytes received for the request stream and not yet credited back (see {@link #credit}). */
   #owed = 0;
+  /**
+   * Wire bytes (prefix and body) of each message waiting in #inbound, oldest first, and their
+   * sum: the part of #owed a slow handler holds back.
+   */
+  readonly #queuedSizes: number[] = [];
+  #queuedHead = 0;
+  #queuedBytes = 0;
   #writable: (() => void) | undefined;
   /** Why the call was cut short (peer reset, deadline, server close), once it was. */
   #cancelled: NearwireError | undefined;
@@ -181,7 +188,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
     if (kind === "client_streaming" || kind === "bidi_streaming") {
       const inbound = new InboundStream<unknown>();
       inbound.bind(
-        () => this.#credit(),
+        () => this.#taken(),
         () => {},
       );
       if (this.#served.lends) {
@@ -270,11 +277,34 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
     if (compressed) {
       const message = this.#inflate(bytes);
       if (pooled) this.#host.lendPool.give(bytes); // decoded from the inflated copy
-      (this.#inbound as InboundStream<unknown>).push(this.#decode(message));
+      const value = this.#decode(message);
+      this.#queue(bytes.byteLength);
+      (this.#inbound as InboundStream<unknown>).push(value);
       return;
     }
     const value = this.#decode(bytes);
+    this.#queue(bytes.byteLength);
     (this.#inbound as InboundStream<unknown>).push(value, pooled ? bytes : undefined);
+  }
+
+  /** A message of `n` bytes goes into #inbound: its wire bytes are held back until taken. */
+  #queue(n: number): void {
+    const size = MESSAGE_PREFIX_BYTES + n;
+    this.#queuedSizes.push(size);
+    this.#queuedBytes += size;
+  }
+
+  /** The handler took the oldest message of #inbound: its bytes may be credited now. */
+  #taken(): void {
+    const sizes = this.#queuedSizes;
+    if (this.#queuedHead < sizes.length) {
+      this.#queuedBytes -= sizes[this.#queuedHead++] as number;
+      if (this.#queuedHead === sizes.length) {
+        sizes.length = 0;
+        this.#queuedHead = 0;
+      }
+    }
+    this.#credit();
   }
 
   #inflate(bytes: Uint8Array): Uint8Array {
@@ -290,17 +320,18 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
     }
   }
 
-  /** A message of #inbound was taken: credit its bytes back to the client. */
   /**
-   * Credits the stream's received bytes back while the handler keeps up (nothing waits in
-   * #inbound): a slow handler stops the client after one window, and a message larger than
-   * the window still arrives whole.
+   * Credits the stream's received bytes back except those of messages waiting in #inbound: a
+   * slow handler stops the client once a window of messages waits for it, a handler that keeps
+   * up lets the client send on while it works through what arrived (crediting only once
+   * nothing waited made the two take turns), and a message larger than the window still
+   * arrives whole (its partial bytes are credited as they come).
    */
   #credit(): void {
-    const inbound = this.#inbound;
-    if (this.#owed === 0 || inbound === undefined || inbound.buffered > 0) return;
-    const n = this.#owed;
-    this.#owed = 0;
+    if (this.#inbound === undefined) return;
+    const n = this.#owed - this.#queuedBytes;
+    if (n <= 0) return;
+    this.#owed -= n;
     this.#host.session.consume(this.#stream, n);
   }
 
