@@ -28,11 +28,20 @@ export const Sink = defineService("nearwire.test.Sink", {
   Take: clientStreaming(Bytes, Count),
   Emit: serverStreaming(Count, Bytes),
 });
-/** Byte messages as they are (decoded messages are views of the frame); the reply as JSON. */
+/**
+ * Byte messages as they are (decoded messages are views of the frame; encoded in place where a
+ * transport takes it, so a sender's reuse of its send buffers is checked too); the reply as JSON.
+ */
 export const sinkCodec = createCodec("sink-bytes", {
   "nearwire.test.Bytes": {
     decodesInPlace: true,
     encode: (v) => v as Uint8Array,
+    encodeIntoRange: (v, dest, start, end) => {
+      const bytes = v as Uint8Array;
+      if (bytes.byteLength > end - start) return -1;
+      dest.set(bytes, start);
+      return bytes.byteLength;
+    },
     decode: (b) => b,
   },
   "nearwire.test.Count": {

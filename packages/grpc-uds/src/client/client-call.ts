@@ -8,7 +8,6 @@
 import {
   type CallOptions,
   Code,
-  type MessageCodec,
   type Metadata,
   NearwireError,
   type NearwireErrorOptions,
@@ -26,17 +25,12 @@ import { decompress, type Encoding, encodingOf } from "../grpc/compression.js";
 import { appendMetadata, metadataOf, REASON_TRAILER } from "../grpc/grpc-metadata.js";
 import { codeOfH2Error, codeOfHttpStatus, percentDecode } from "../grpc/grpc-status.js";
 import { encodeGrpcTimeout } from "../grpc/grpc-timeout.js";
-import {
-  type BufferBudget,
-  MESSAGE_PREFIX_BYTES,
-  MessageReader,
-  type MessageSink,
-} from "../grpc/message-reader.js";
-import { sendMessageBytes } from "../grpc/send-message.js";
-import { H2Code, writeU32 } from "../http2/frame.js";
+import { type BufferBudget, MessageReader, type MessageSink } from "../grpc/message-reader.js";
+import { InPlaceSender, sendMessageBytes } from "../grpc/send-message.js";
+import { H2Code } from "../http2/frame.js";
 import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
 import { fieldValue } from "../http2/header-checks.js";
-import type { DataFiller, Http2Session } from "../http2/http2-session.js";
+import type { Http2Session } from "../http2/http2-session.js";
 
 /** What a call needs from its connection. */
 export interface CallSite {
@@ -66,7 +60,7 @@ type Sink =
   | { kind: "one"; resolve: (value: unknown) => void; reject: (err: NearwireError) => void }
   | { kind: "stream"; inbound: InboundStream<unknown> };
 
-export class ClientCall implements StreamListener, MessageSink, DataFiller {
+export class ClientCall implements StreamListener, MessageSink {
   readonly #site: CallSite;
   readonly #bound: BoundMethod;
   readonly #sink: Sink;
@@ -81,8 +75,8 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
   #request: unknown;
   #requests: AsyncIterable<unknown> | Iterable<unknown> | undefined;
   #response: unknown;
-  /** The value {@link fillData} encodes (the fast path's argument, without a closure per call). */
-  #value: unknown;
+  /** Sends the requests encoded in place (null: the codec cannot; undefined: not asked yet). */
+  #inPlace: InPlaceSender | null | undefined;
   #responses = 0;
   #encoding: Encoding = "identity";
   /** The response's first HEADERS arrived. */
@@ -180,11 +174,9 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
   #sendMessage(session: Http2Session, stream: H2Stream, value: unknown, endStream: boolean): void {
     const codec = this.#bound.input;
     const max = this.#site.maxMessageBytes;
-    if (codec.encodeIntoRange !== undefined && this.#site.sendEncoding === "identity") {
-      this.#value = value;
-      const n = session.trySendDataWith(stream, endStream, this);
-      this.#value = undefined;
-      if (n >= 0) return;
+    if (this.#site.sendEncoding === "identity") {
+      this.#inPlace ??= InPlaceSender.for(codec, max) ?? null;
+      if (this.#inPlace?.trySend(session, stream, value, endStream) === true) return;
     }
     let bytes: Uint8Array;
     try {
@@ -204,19 +196,8 @@ export class ClientCall implements StreamListener, MessageSink, DataFiller {
           reason: "message-too-large",
         },
       );
+    if (this.#inPlace) this.#inPlace.lastBytes = bytes.byteLength;
     sendMessageBytes(session, stream, bytes, this.#site.sendEncoding, endStream);
-  }
-
-  /** Encodes #value behind a message prefix into `dest[start … end)`; -1 when it needs more room. */
-  fillData(dest: Uint8Array, start: number, end: number): number {
-    const encodeIntoRange = this.#bound.input.encodeIntoRange as NonNullable<
-      MessageCodec<unknown>["encodeIntoRange"]
-    >;
-    const m = encodeIntoRange(this.#value, dest, start + MESSAGE_PREFIX_BYTES, end);
-    if (m < 0 || m > this.#site.maxMessageBytes) return -1;
-    dest[start] = 0;
-    writeU32(dest, start + 1, m);
-    return m + MESSAGE_PREFIX_BYTES;
   }
 
   async #writeAll(

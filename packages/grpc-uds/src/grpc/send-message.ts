@@ -1,5 +1,6 @@
 /** sendMessageBytes: one encoded gRPC message on a stream, behind its 5-byte prefix. */
 
+import type { MessageCodec } from "@nearwire/core";
 import { writeU32 } from "../http2/frame.js";
 import type { H2Stream } from "../http2/h2-stream.js";
 import type { DataFiller, Http2Session } from "../http2/http2-session.js";
@@ -7,7 +8,7 @@ import { compress, type Encoding } from "./compression.js";
 import { MESSAGE_PREFIX_BYTES } from "./message-reader.js";
 
 /** Below this many bytes a message is copied behind its prefix; above, sent as its own buffer. */
-const COPY_MAX_BYTES = 16 * 1024;
+export const COPY_MAX_BYTES = 16 * 1024;
 
 /** Copies one message behind its prefix straight into the connection's batch. */
 class CopyFiller implements DataFiller {
@@ -65,3 +66,115 @@ export function sendMessageBytes(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Sends a large message encoded in place (identity encoding, a codec with `encodeIntoRange`):
+ * behind its prefix into a buffer of the session's send pool that holds `sizeHint` bytes and a
+ * quarter more (the size of the call's last message), sent as its own buffer and given back to
+ * the pool once the socket has written it. Returns the message's size, or -1 when nothing was
+ * sent (no room in that buffer, over `maxMessageBytes`, the codec threw): the caller then
+ * encodes as usual, which also reports the error. When flow control holds part of the message
+ * back, its buffer stays with the stream and is not reused.
+ */
+export function sendMessageInPlace(
+  session: Http2Session,
+  stream: H2Stream,
+  codec: MessageCodec<unknown>,
+  value: unknown,
+  sizeHint: number,
+  maxMessageBytes: number,
+  endStream: boolean,
+): number {
+  const encodeIntoRange = codec.encodeIntoRange;
+  if (encodeIntoRange === undefined) return -1;
+  const pool = session.sendPool;
+  const room = MESSAGE_PREFIX_BYTES + Math.min(sizeHint + (sizeHint >> 2), maxMessageBytes);
+  const buffer = pool.take(room) ?? pool.make(room);
+  let n: number;
+  try {
+    n = encodeIntoRange.call(codec, value, buffer, MESSAGE_PREFIX_BYTES, buffer.byteLength);
+  } catch {
+    n = -1;
+  }
+  if (n < 0 || n > maxMessageBytes) {
+    pool.give(buffer);
+    return -1;
+  }
+  buffer[0] = 0;
+  writeU32(buffer, 1, n);
+  if (session.sendData(stream, buffer, 0, MESSAGE_PREFIX_BYTES + n, endStream))
+    session.writer.whenWritten(() => pool.give(buffer));
+  return n;
+}
+
+/**
+ * One call's messages encoded in place where its codec can (`encodeIntoRange`, identity
+ * encoding): a large message (after one of {@link COPY_MAX_BYTES} or more) into a pooled buffer
+ * ({@link sendMessageInPlace}), a small one straight into the connection's batch. Remembers
+ * the last message's size, which picks the way for the next.
+ */
+export class InPlaceSender implements DataFiller {
+  /** Size of the last message sent, bytes (set it when the caller encoded one itself). */
+  lastBytes = 0;
+  /** The value {@link fillData} encodes (the fast path's argument, without a closure per call). */
+  #value: unknown;
+  readonly #codec: MessageCodec<unknown>;
+  readonly #encodeIntoRange: NonNullable<MessageCodec<unknown>["encodeIntoRange"]>;
+  readonly #maxMessageBytes: number;
+
+  constructor(codec: MessageCodec<unknown>, maxMessageBytes: number) {
+    this.#codec = codec;
+    this.#encodeIntoRange = codec.encodeIntoRange as NonNullable<
+      MessageCodec<unknown>["encodeIntoRange"]
+    >;
+    this.#maxMessageBytes = maxMessageBytes;
+  }
+
+  /** An in-place sender for `codec`, or undefined when it cannot encode in place. */
+  static for(codec: MessageCodec<unknown>, maxMessageBytes: number): InPlaceSender | undefined {
+    return codec.encodeIntoRange === undefined
+      ? undefined
+      : new InPlaceSender(codec, maxMessageBytes);
+  }
+
+  /** Sends `value` encoded in place; false when nothing was sent (encode it the usual way). */
+  trySend(session: Http2Session, stream: H2Stream, value: unknown, endStream: boolean): boolean {
+    const max = this.#maxMessageBytes;
+    if (this.lastBytes >= COPY_MAX_BYTES) {
+      const n = sendMessageInPlace(
+        session,
+        stream,
+        this.#codec,
+        value,
+        this.lastBytes,
+        max,
+        endStream,
+      );
+      if (n >= 0) {
+        this.lastBytes = n;
+        return true;
+      }
+    }
+    this.#value = value;
+    const n = session.trySendDataWith(stream, endStream, this);
+    this.#value = undefined;
+    if (n < 0) return false;
+    this.lastBytes = n - MESSAGE_PREFIX_BYTES;
+    return true;
+  }
+
+  /** Encodes the value behind a message prefix into `dest[start … end)`; -1 when it needs more room. */
+  fillData(dest: Uint8Array, start: number, end: number): number {
+    const n = this.#encodeIntoRange.call(
+      this.#codec,
+      this.#value,
+      dest,
+      start + MESSAGE_PREFIX_BYTES,
+      end,
+    );
+    if (n < 0 || n > this.#maxMessageBytes) return -1;
+    dest[start] = 0;
+    writeU32(dest, start + 1, n);
+    return n + MESSAGE_PREFIX_BYTES;
+  }
+}

@@ -6,8 +6,10 @@
  * batch holds {@link EARLY_FLUSH_BYTES} while the kernel takes writes at once — the same policy
  * as the socket channel of `@nearwire/uds`: many small frames (HEADERS, DATA and trailers of
  * many calls) cost few syscalls, and a lone reply waits for no trip around the event loop.
- * The batch is reused when the kernel took the whole write synchronously; a large payload is
- * written as its own buffer behind its header, not copied.
+ * The batch is reused when the kernel took the whole write synchronously, else the next one is
+ * a batch the socket has finished writing; a large payload is written as its own buffer behind
+ * its header (one `writev` with the batch), not copied, and {@link FrameWriter.whenWritten}
+ * tells its owner when the socket is done with it.
  */
 import type { Duplex } from "node:stream";
 import { FRAME_HEADER_BYTES, writeFrameHeader } from "./frame.js";
@@ -20,6 +22,11 @@ export const LARGE_PAYLOAD_BYTES = 8 * 1024;
 export const EARLY_FLUSH_BYTES = 2048;
 const EARLY_FLUSH_MAX_BYTES = BATCH_BYTES / 2;
 const NO_BATCH = Buffer.alloc(0);
+/**
+ * Batches kept once the socket has written them: a connection whose socket is backed up (bulk
+ * data) hands each batch to the socket's queue, and took a new one for every flush.
+ */
+const FREE_BATCHES = 4;
 
 /** A socket as the writer uses it: `net.Socket` or `tls.TLSSocket`. */
 export type WritableSocket = Duplex & { readonly writableLength: number };
@@ -32,10 +39,19 @@ export class FrameWriter {
   #earlyAt = EARLY_FLUSH_BYTES;
   #closed = false;
   #waiters: (() => void)[] = [];
+  /** Socket writes made so far. */
+  #issued = 0;
+  /** What runs once the socket writes made before it completed (oldest first). */
+  #afterWrites: { at: number; run: () => void }[] = [];
+  /** Batches the socket has written, for the next {@link reserve} (at most {@link FREE_BATCHES}). */
+  #free: Buffer[] = [];
   /** Socket writes completed so far: it moves while the peer reads. */
   completedWrites = 0;
   readonly #onWritten = (): void => {
     this.completedWrites++;
+    const after = this.#afterWrites;
+    while (after.length > 0 && (after[0] as { at: number }).at <= this.completedWrites)
+      (after.shift() as { run: () => void }).run();
     const waiters = this.#waiters;
     if (waiters.length === 0) return;
     this.#waiters = [];
@@ -58,9 +74,28 @@ export class FrameWriter {
   reserve(n: number): Buffer {
     if (this.#length + n > this.#batch.length) {
       this.flush();
-      if (this.#batch.length === 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+      if (this.#batch.length === 0) this.#batch = this.#newBatch();
     }
     return this.#batch;
+  }
+
+  #newBatch(): Buffer {
+    return this.#free.pop() ?? Buffer.allocUnsafeSlow(BATCH_BYTES);
+  }
+
+  /**
+   * Runs `run` once the socket has written every write made so far: now when it holds none
+   * (the kernel took them), else when the last of them completes. A caller whose buffers went
+   * out as their own writes ({@link frame} with a large payload) learns when it may reuse them.
+   */
+  whenWritten(run: () => void): void {
+    if (this.#socket.writableLength === 0) run();
+    else this.#afterWrites.push({ at: this.#issued, run });
+  }
+
+  #write(bytes: Uint8Array): void {
+    this.#issued++;
+    this.#socket.write(bytes, this.#onWritten);
   }
 
   /** Where the next reserved bytes go. */
@@ -75,7 +110,7 @@ export class FrameWriter {
 
   /** Makes sure a batch exists (an idle connection holds none) and returns it. */
   batch(): Buffer {
-    if (this.#batch.length === 0) this.#batch = Buffer.allocUnsafeSlow(BATCH_BYTES);
+    if (this.#batch.length === 0) this.#batch = this.#newBatch();
     return this.#batch;
   }
 
@@ -109,16 +144,12 @@ export class FrameWriter {
       // The batch (ending with this frame's header) and the payload in one writev, not two
       // writes: corked, the socket hands both to the kernel at uncork.
       const socket = this.#socket;
-      const flushed = this.#batch;
       socket.cork();
       this.flush();
-      socket.write(
+      this.#write(
         start === 0 && end === payload.byteLength ? payload : payload.subarray(start, end),
-        this.#onWritten,
       );
       socket.uncork();
-      // flush() let the batch go because the corked socket held it; the kernel took it all.
-      if (this.#batch === NO_BATCH && socket.writableLength === 0) this.#batch = flushed;
       return;
     }
     const batch = this.reserve(FRAME_HEADER_BYTES + n);
@@ -147,10 +178,17 @@ export class FrameWriter {
       return;
     }
     const socket = this.#socket;
-    socket.write(this.#batch.subarray(0, this.#length), this.#onWritten);
+    const batch = this.#batch;
+    this.#write(batch.subarray(0, this.#length));
     this.#length = 0;
-    // The socket still holds the buffer when the kernel did not take it all: take a new one.
-    if (socket.writableLength > 0) this.#batch = NO_BATCH;
+    // The socket still holds the batch when the kernel did not take it all (or it is corked):
+    // the next one comes from those it has written.
+    if (socket.writableLength > 0) {
+      this.#batch = NO_BATCH;
+      this.whenWritten(() => {
+        if (this.#free.length < FREE_BATCHES) this.#free.push(batch);
+      });
+    }
   }
 
   /** Resolves once the socket's queue is below `bytes` (or the writer closed). */
@@ -166,6 +204,9 @@ export class FrameWriter {
   close(): void {
     this.#closed = true;
     this.#length = 0;
+    // The socket may still be sending what it holds: none of it is handed out again.
+    this.#afterWrites = [];
+    this.#free = [];
     this.#onWritten();
   }
 

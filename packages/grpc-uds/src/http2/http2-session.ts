@@ -10,7 +10,7 @@
  * RFC calls a connection error ends the connection with GOAWAY; a stream error resets only that
  * stream.
  */
-import { messageOf } from "@nearwire/core/transport-kit";
+import { BufferPool, messageOf } from "@nearwire/core/transport-kit";
 import {
   CLIENT_PREFACE,
   DEFAULT_WINDOW_BYTES,
@@ -97,6 +97,11 @@ type Phase = "preface" | "settings" | "open" | "closed";
 export class Http2Session {
   readonly role: "client" | "server";
   readonly writer: FrameWriter;
+  /**
+   * Buffers large messages are encoded into when the codec can encode in place
+   * (`sendMessageInPlace`), back once the socket has written them.
+   */
+  readonly sendPool = new BufferPool({ maxCount: 32, maxBytes: 4 * 1024 * 1024 + 64 * 1024 });
   readonly #socket: WritableSocket;
   readonly #limits: SessionLimits;
   readonly #events: SessionEvents;

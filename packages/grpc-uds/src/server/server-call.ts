@@ -10,7 +10,6 @@ import {
   Code,
   type HandlerContext,
   type HandlerErrorHook,
-  type MessageCodec,
   type Metadata,
   NearwireError,
   type Peer,
@@ -30,11 +29,11 @@ import {
   MessageReader,
   type MessageSink,
 } from "../grpc/message-reader.js";
-import { sendMessageBytes } from "../grpc/send-message.js";
+import { InPlaceSender, sendMessageBytes } from "../grpc/send-message.js";
 import { appendStatus } from "../grpc/status-fields.js";
-import { H2Code, writeU32 } from "../http2/frame.js";
+import { H2Code } from "../http2/frame.js";
 import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
-import type { DataFiller, Http2Session } from "../http2/http2-session.js";
+import type { Http2Session } from "../http2/http2-session.js";
 import { decodeError } from "./decode-error.js";
 import type { DrainGate } from "./drain-gate.js";
 
@@ -81,7 +80,7 @@ function responseHeaders(contentType: string, encoding: Encoding): readonly stri
   return fields;
 }
 
-export class ServerCall implements StreamListener, HandlerContext, MessageSink, DataFiller {
+export class ServerCall implements StreamListener, HandlerContext, MessageSink {
   readonly method: string;
   readonly deadline: number | undefined;
   /** The call's timeout as the client sent it (`grpc-timeout`), ms. */
@@ -107,6 +106,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   #inbound: InboundStream<unknown> | undefined;
   /** Bytes received for the request stream and not yet credited back (see {@link #credit}). */
   #owed = 0;
+
   /**
    * Wire bytes (prefix and body) of each message waiting in #inbound, oldest first, and their
    * sum: the part of #owed a slow handler holds back.
@@ -117,8 +117,8 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
   #writable: (() => void) | undefined;
   /** Why the call was cut short (peer reset, deadline, server close), once it was. */
   #cancelled: NearwireError | undefined;
-  /** The value {@link fillData} encodes (the fast path's argument, without a closure per call). */
-  #value: unknown;
+  /** Sends the responses encoded in place (null: the codec cannot; undefined: not asked yet). */
+  #inPlace: InPlaceSender | null | undefined;
 
   constructor(
     host: CallHost,
@@ -450,23 +450,13 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink, 
     this.#sendHeadersOnce();
     const session = this.#host.session;
     const codec = this.#served.bound.output;
-    if (codec.encodeIntoRange !== undefined && this.#encoding === "identity") {
-      this.#value = value;
-      const n = session.trySendDataWith(this.#stream, false, this);
-      this.#value = undefined;
-      if (n >= 0) return;
+    if (this.#encoding === "identity") {
+      this.#inPlace ??= InPlaceSender.for(codec, this.#host.maxMessageBytes) ?? null;
+      if (this.#inPlace?.trySend(session, this.#stream, value, false) === true) return;
     }
-    this.#sendEncoded(codec.encode(value));
-  }
-
-  /** Encodes #value behind a message prefix into `dest[start … end)`; -1 when it needs more room. */
-  fillData(dest: Uint8Array, start: number, end: number): number {
-    const codec = this.#served.bound.output as Required<MessageCodec<unknown>>;
-    const n = codec.encodeIntoRange(this.#value, dest, start + MESSAGE_PREFIX_BYTES, end);
-    if (n < 0 || n > this.#host.maxMessageBytes) return -1;
-    dest[start] = 0;
-    writeU32(dest, start + 1, n);
-    return n + MESSAGE_PREFIX_BYTES;
+    const encoded = codec.encode(value);
+    if (this.#inPlace) this.#inPlace.lastBytes = encoded.byteLength;
+    this.#sendEncoded(encoded);
   }
 
   #sendEncoded(encoded: Uint8Array): void {
