@@ -53,7 +53,14 @@ export {
 } from "./fuzz.js";
 export { readKnownFailures } from "./known-failures.js";
 export type { LendingCheckOptions, LendingCheckResult } from "./lending-check.js";
-export { lendingCheck, patterned, Sink, sinkCodec } from "./lending-check.js";
+export {
+  assertLending,
+  lendingCheck,
+  lendingChecker,
+  patterned,
+  Sink,
+  sinkCodec,
+} from "./lending-check.js";
 export type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 export type { Vector } from "./protocol-vectors.js";
 export { field, hex, inputBytes, readVectors } from "./protocol-vectors.js";

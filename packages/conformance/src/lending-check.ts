@@ -4,6 +4,7 @@
  * (`CallOptions.lendMessages`) — to see what lending does on a transport: every message intact
  * when the receiver takes it, and how many distinct buffers held them.
  */
+import { AssertionError } from "node:assert";
 import { fileURLToPath } from "node:url";
 import {
   clientStreaming,
@@ -160,4 +161,42 @@ export async function lendingCheck(options: LendingCheckOptions): Promise<Lendin
     await tmp.cleanup();
   }
   return { count: seen.count, bad: seen.bad, buffers: seen.buffers.size };
+}
+
+/**
+ * Asserts what a {@link lendingCheck} of the default 300 messages must show: every message
+ * arrived intact, and a few dozen buffers served them all when `lends` (the receiver's buffers
+ * went back and were reused), else about one buffer each.
+ */
+export function assertLending(seen: LendingCheckResult, lends: boolean): void {
+  if (seen.count !== 300) throw new AssertionError({ message: `${seen.count} of 300 messages` });
+  if (seen.bad.length > 0)
+    throw new AssertionError({ message: `messages not intact when taken: ${seen.bad.join(", ")}` });
+  // A sender refilled with credit runs ahead by its window: a few dozen buffers at most.
+  if (lends ? seen.buffers > 48 : seen.buffers <= 290)
+    throw new AssertionError({
+      message: `${seen.buffers} buffers for 300 messages (${lends ? "at most 48" : "more than 290"} expected)`,
+    });
+}
+
+/**
+ * A shorthand for a transport's tests: `check(lend, interceptors?, direction?)` runs a
+ * {@link lendingCheck} against `factoryModule` at a fresh `address()` each time.
+ */
+export function lendingChecker(
+  factoryModule: string,
+  address: () => string,
+): (
+  lend: boolean,
+  interceptors?: Interceptor[],
+  direction?: "requests" | "responses",
+) => Promise<LendingCheckResult> {
+  return (lend, interceptors, direction = "requests") =>
+    lendingCheck({
+      factoryModule,
+      address: address(),
+      lend,
+      direction,
+      ...(interceptors === undefined ? {} : { interceptors }),
+    });
 }
