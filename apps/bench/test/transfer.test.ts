@@ -161,7 +161,7 @@ function fixture(): TransferReport {
         bytes: GiB,
         count: 1,
         client: figures(10 * MiB),
-        server: figures(RSS_GROWTH_LIMIT_BYTES + MiB),
+        server: { ...figures(RSS_GROWTH_LIMIT_BYTES + MiB), mainThreadCpuUs: 0.4e6 },
       },
       {
         spec: large(
@@ -256,6 +256,12 @@ describe("transfer report", () => {
     assert.ok(uds);
     assert.equal(uds[2], "0.50×"); // ÷ cp
     assert.equal(uds.at(-1), "NO");
+    // Process CPU, then the JS thread alone (the fixture's server reports it, its client not).
+    const col = (name: string) => large.headers.indexOf(name);
+    assert.equal(uds[col("client CPU s")], "1.00");
+    assert.equal(uds[col("server CPU s")], "1.00");
+    assert.equal(uds[col("client JS thread s")], "—");
+    assert.equal(uds[col("server JS thread s")], "0.40");
   });
 
   it("Markdown and HTML carry the scenario's rows beside the published Go figures", () => {

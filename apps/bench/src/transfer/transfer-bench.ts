@@ -421,7 +421,12 @@ async function runTransfer(
 }
 
 function pick(r: ClientResult): ProcessFigures {
-  return { cpuUs: r.cpuUs, rssAtMarkBytes: r.rssAtMarkBytes, peakRssBytes: r.peakRssBytes };
+  return {
+    cpuUs: r.cpuUs,
+    ...(r.mainThreadCpuUs === undefined ? {} : { mainThreadCpuUs: r.mainThreadCpuUs }),
+    rssAtMarkBytes: r.rssAtMarkBytes,
+    peakRssBytes: r.peakRssBytes,
+  };
 }
 
 /** The filesystem type of a directory (`df --output=fstype`), or "unknown". */

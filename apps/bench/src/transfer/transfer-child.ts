@@ -10,7 +10,7 @@
  * `result`, `error`.
  */
 import { once } from "node:events";
-import { createReadStream, createWriteStream, rmSync } from "node:fs";
+import { createReadStream, createWriteStream, readFileSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createConnection, createServer } from "node:net";
 import { Writable } from "node:stream";
@@ -30,6 +30,12 @@ import { largeName, type TransferCase } from "./transfer-plan.js";
 export interface ProcessFigures {
   /** CPU time over the window, µs (user + system). */
   cpuUs: number;
+  /**
+   * CPU time of the JavaScript thread alone over the window, µs (Linux `/proc/thread-self/stat`;
+   * absent elsewhere): the process's figure without its file writes (libuv's thread pool, where
+   * the kernel's page-cache cost lands) and GC helper threads.
+   */
+  mainThreadCpuUs?: number;
   /** RSS when the window began, bytes. */
   rssAtMarkBytes: number;
   /** Peak RSS of the process's life (VmHWM, `process.resourceUsage().maxRSS`), bytes. */
@@ -112,14 +118,34 @@ async function next(t: ToChild["t"]): Promise<void> {
   }
 }
 
+/**
+ * CPU time of the calling thread so far, µs: utime + stime of `/proc/thread-self/stat` in clock
+ * ticks (100 per second on Linux), or undefined where that file does not exist.
+ */
+function threadCpuUs(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/thread-self/stat", "latin1");
+    // The fields after the command name (which may hold spaces) start after its closing ")".
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The window's marks: CPU and RSS now; `figures()` later. */
 function markWindow(): () => ProcessFigures {
   const cpu0 = process.cpuUsage();
+  const thread0 = threadCpuUs();
   const rssAtMarkBytes = process.memoryUsage.rss();
   return () => {
     const d = process.cpuUsage(cpu0);
+    const thread = threadCpuUs();
     return {
       cpuUs: d.user + d.system,
+      ...(thread === undefined || thread0 === undefined
+        ? {}
+        : { mainThreadCpuUs: thread - thread0 }),
       rssAtMarkBytes,
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
     };

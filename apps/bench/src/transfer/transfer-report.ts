@@ -38,6 +38,9 @@ const gbps = (r: TransferRun | undefined) =>
 const growth = (f: TransferRun["client"]) =>
   f === undefined ? undefined : Math.max(0, f.peakRssBytes - f.rssAtMarkBytes);
 const cpuS = (f: TransferRun["client"]) => (f === undefined ? undefined : f.cpuUs / 1e6);
+const mainS = (f: TransferRun["client"]) =>
+  f?.mainThreadCpuUs === undefined ? undefined : f.mainThreadCpuUs / 1e6;
+const seconds = (s: number | undefined) => (s === undefined ? "—" : s.toFixed(2));
 const idOf = (r: TransferRun) => r.spec.key.slice(r.spec.key.indexOf(":") + 1);
 
 /**
@@ -165,8 +168,10 @@ function largeTable(report: TransferReport): Table {
       fmtRatio(ratio(ref.cpFsync)),
       fmtRatio(ratio(ref.bare)),
       fmtRatio(ratio(ref.bareFsync)),
-      cpuS(r.client) === undefined ? "—" : (cpuS(r.client) as number).toFixed(2),
-      cpuS(r.server) === undefined ? "—" : (cpuS(r.server) as number).toFixed(2),
+      seconds(cpuS(r.client)),
+      seconds(cpuS(r.server)),
+      seconds(mainS(r.client)),
+      seconds(mainS(r.server)),
       MB(cg),
       MB(sg),
       within,
@@ -180,6 +185,8 @@ function largeTable(report: TransferReport): Table {
       ratio(ref.bareFsync),
       cpuS(r.client),
       cpuS(r.server),
+      mainS(r.client),
+      mainS(r.server),
       cg,
       sg,
       undefined,
@@ -187,7 +194,7 @@ function largeTable(report: TransferReport): Table {
   }
   return {
     title: "Transfer: large files, one way",
-    note: `GB/s = 10^9 B/s of payload. file-* = file to file through the page cache of ${report.fileDir}: an upload reads a file and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it. memory-* = a generated source or a discarding sink on the client, the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 64 MiB.`,
+    note: `GB/s = 10^9 B/s of payload. file-* = file to file through the page cache of ${report.fileDir}: an upload reads a file and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it. memory-* = a generated source or a discarding sink on the client, the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 64 MiB. CPU s = the whole process; JS thread s = its JavaScript thread alone (Linux), without the thread pool's file writes and the GC helper threads: the kernel's cost of putting written bytes into the page cache lands there and swings several-fold between runs on a VM (0.2–1.9 s per GiB measured here for the same 512 KiB writes), so the JS thread is the steadier figure of what nearwire's code costs.`,
     headers: [
       "case",
       "GB/s",
@@ -197,6 +204,8 @@ function largeTable(report: TransferReport): Table {
       "÷ bare+fsync",
       "client CPU s",
       "server CPU s",
+      "client JS thread s",
+      "server JS thread s",
       "client RSS growth",
       "server RSS growth",
       "≤ 64 MiB",
