@@ -174,13 +174,22 @@ export abstract class RingChannel implements Channel {
 
   send(type: number, payload: Uint8Array): boolean {
     checkSend(this.state !== "open", type, payload.byteLength, this.maxPayloadBytes, this.peer);
+    return this.write(type, payload, true);
+  }
+
+  /**
+   * Writes a frame into the ring, as fragments when larger than one record; what does not fit
+   * now is queued, as a copy when `copy` (else `payload` must stay unchanged until the queue is
+   * empty). True when nothing waits in the queue.
+   */
+  private write(type: number, payload: Uint8Array, copy: boolean): boolean {
     if (payload.byteLength > this.recordBytes)
-      return this.queue.addFragments(type, payload, this.fragmentBytes);
+      return this.queue.addFragments(type, payload, this.fragmentBytes, copy);
     if (this.queue.empty && this.writer.tryWrite(type, payload)) {
       this.wrote();
       return true;
     }
-    return this.queue.add(type, payload);
+    return this.queue.add(type, payload, copy);
   }
 
   /**
@@ -206,10 +215,7 @@ export abstract class RingChannel implements Channel {
     this.scratch ??= new Uint8Array(this.maxPayloadBytes);
     const n = fill(this.scratch, 0, this.maxPayloadBytes);
     if (!(n >= 0 && n <= this.maxPayloadBytes)) return false;
-    const payload = this.scratch.subarray(0, n);
-    if (n > this.recordBytes) this.queue.addFragments(type, payload, this.fragmentBytes, false);
-    else if (this.writer.tryWrite(type, payload)) this.wrote();
-    else this.queue.add(type, payload, false);
+    this.write(type, this.scratch.subarray(0, n), false);
     return true;
   }
 

@@ -10,7 +10,8 @@
  * RFC calls a connection error ends the connection with GOAWAY; a stream error resets only that
  * stream.
  */
-import { BufferPool, messageOf } from "@nearwire/core/transport-kit";
+import { messageOf } from "@nearwire/core/transport-kit";
+import { messagePool } from "../message-pool.js";
 import {
   CLIENT_PREFACE,
   DEFAULT_WINDOW_BYTES,
@@ -101,7 +102,7 @@ export class Http2Session {
    * Buffers large messages are encoded into when the codec can encode in place
    * (`sendMessageInPlace`), back once the socket has written them.
    */
-  readonly sendPool = new BufferPool({ maxCount: 32, maxBytes: 4 * 1024 * 1024 + 64 * 1024 });
+  readonly sendPool = messagePool();
   readonly #socket: WritableSocket;
   readonly #limits: SessionLimits;
   readonly #events: SessionEvents;
@@ -494,7 +495,12 @@ export class Http2Session {
     let pos = 0;
     if (this.#dataLeft > 0) {
       pos = Math.min(this.#dataLeft, chunk.byteLength);
-      this.#dataPiece(chunk, 0, pos);
+      try {
+        this.#dataPiece(chunk, 0, pos);
+      } catch (err) {
+        this.#onError(err);
+        return;
+      }
       if (this.closed || pos === chunk.byteLength) return;
     } else if (this.#pendingBytes > 0) {
       // Joined only once the frame is whole: a frame trickled in byte by byte is copied once.
@@ -679,12 +685,16 @@ export class Http2Session {
     const [s, e] = this.#unpad(flags, buf, start, end, streamId);
     // Padding is consumed at once; the payload when the layer above takes it.
     this.consume(stream, end - start - (e - s));
-    const endStream = (flags & FrameFlag.END_STREAM) !== 0;
+    this.#deliver(stream, buf, s, e, (flags & FrameFlag.END_STREAM) !== 0);
+  }
+
+  /** Hands `buf[start … end)` of a DATA frame to its stream (`endStream`: its last bytes). */
+  #deliver(stream: H2Stream, buf: Buffer, start: number, end: number, endStream: boolean): void {
     if (endStream) stream.remoteEnded = true;
     // A plain Uint8Array view: cheaper to make than a Buffer subarray, and all gRPC needs.
     stream.listener.onData(
       stream,
-      new Uint8Array(buf.buffer, buf.byteOffset + s, e - s),
+      new Uint8Array(buf.buffer, buf.byteOffset + start, end - start),
       endStream,
     );
     if (endStream) this.#forgetIfClosed(stream);
@@ -702,19 +712,7 @@ export class Http2Session {
     if (last) this.#dataStream = undefined;
     if (stream === undefined || this.#streams.get(stream.id) !== stream || stream.remoteEnded)
       return;
-    const endStream = last && (this.#dataFlags & FrameFlag.END_STREAM) !== 0;
-    if (endStream) stream.remoteEnded = true;
-    try {
-      stream.listener.onData(
-        stream,
-        new Uint8Array(buf.buffer, buf.byteOffset + start, end - start),
-        endStream,
-      );
-    } catch (err) {
-      this.#onError(err);
-      return;
-    }
-    if (endStream) this.#forgetIfClosed(stream);
+    this.#deliver(stream, buf, start, end, last && (this.#dataFlags & FrameFlag.END_STREAM) !== 0);
   }
 
   /**

@@ -3,7 +3,7 @@
  * dispatch of each new stream to a {@link ServerCall} (or its refusal with a status).
  */
 import { Code, type HandlerErrorHook, NearwireError, type Peer } from "@nearwire/core";
-import { BufferPool, type ServedMethod } from "@nearwire/core/transport-kit";
+import type { ServedMethod } from "@nearwire/core/transport-kit";
 import { ACCEPT_ENCODING, encodingOf } from "../grpc/compression.js";
 import { parseGrpcTimeout } from "../grpc/grpc-timeout.js";
 import { BufferBudget, unfinishedMessageLimit } from "../grpc/message-reader.js";
@@ -13,15 +13,9 @@ import type { WritableSocket } from "../http2/frame-writer.js";
 import type { H2Stream } from "../http2/h2-stream.js";
 import { fieldValue } from "../http2/header-checks.js";
 import { Http2Session, type SessionLimits } from "../http2/http2-session.js";
+import { messagePool } from "../message-pool.js";
 import type { DrainGate } from "./drain-gate.js";
 import { type CallHost, ServerCall } from "./server-call.js";
-
-/**
- * Bytes of request buffers a connection keeps for handlers that lend their messages
- * (`lendMessages`): the 4 MiB + 64 KiB core's sessions keep, enough for a stream window of
- * 64 KiB messages.
- */
-const LEND_POOL_BYTES = 4 * 1024 * 1024 + 64 * 1024;
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
@@ -44,7 +38,7 @@ export class ServerConnection implements CallHost {
   readonly peer: Peer;
   readonly calls = new Set<ServerCall>();
   readonly budget: BufferBudget;
-  readonly lendPool = new BufferPool({ maxCount: 32, maxBytes: LEND_POOL_BYTES });
+  readonly lendPool = messagePool();
   readonly closed: Promise<void>;
   readonly #host: ConnectionHost;
 
