@@ -77,8 +77,13 @@ export interface LendingCheckOptions {
   interceptors?: Interceptor[];
   /** Messages the client sends (default 300) … */
   count?: number;
-  /** … of this many bytes each (default 64 KiB). */
+  /** … of this many bytes each (default 64 KiB) … */
   size?: number;
+  /**
+   * … in this many calls one after another on one connection (default 1; requests only): a
+   * handler's last message must go back when it returns, or each call keeps one more buffer.
+   */
+  calls?: number;
 }
 
 /** What the handler saw. */
@@ -100,13 +105,15 @@ export async function lendingCheck(options: LendingCheckOptions): Promise<Lendin
   const count = options.count ?? 300;
   const size = options.size ?? 64 * 1024;
   const seen = { count: 0, bad: [] as number[], buffers: new Set<ArrayBufferLike>() };
-  const check = async (messages: AsyncIterable<Uint8Array>) => {
+  /** Takes messages until the stream ends or `until` were taken in all (then returns at once). */
+  const check = async (messages: AsyncIterable<Uint8Array>, until = Number.POSITIVE_INFINITY) => {
     for await (const m of messages) {
       // Checked when taken: a buffer reused too early would hold another message's bytes.
       const want = patterned(seen.count, size);
       if (m.byteLength !== size || !m.every((b, j) => b === want[j])) seen.bad.push(seen.count);
       seen.buffers.add(m.buffer);
       seen.count++;
+      if (seen.count >= until) break;
     }
   };
   const interceptors =
@@ -133,8 +140,12 @@ export async function lendingCheck(options: LendingCheckOptions): Promise<Lendin
       }
       if (seen.count !== count) throw new Error(`${seen.count} of ${count} messages arrived`);
     } else {
+      // A handler returns as soon as it has its call's last message, as an upload that commits
+      // on it does: it never asks for more, so only its return can give that message back.
+      const calls = options.calls ?? 1;
+      let call = 0;
       const take = async (requests: AsyncIterable<Uint8Array>) => {
-        await check(requests);
+        await check(requests, Math.floor((count * ++call) / calls));
         return { count: seen.count };
       };
       const server = (await factory.createTransport(options.address)).createServer();
@@ -147,7 +158,14 @@ export async function lendingCheck(options: LendingCheckOptions): Promise<Lendin
       try {
         const client = spawnTsChild(
           peer,
-          ["client", options.factoryModule, server.address, String(count), String(size)],
+          [
+            "client",
+            options.factoryModule,
+            server.address,
+            String(count),
+            String(size),
+            String(options.calls ?? 1),
+          ],
           tmp,
         );
         const line = await client.waitForLine("COUNT ", 60_000);
@@ -190,13 +208,15 @@ export function lendingChecker(
   lend: boolean,
   interceptors?: Interceptor[],
   direction?: "requests" | "responses",
+  calls?: number,
 ) => Promise<LendingCheckResult> {
-  return (lend, interceptors, direction = "requests") =>
+  return (lend, interceptors, direction = "requests", calls = 1) =>
     lendingCheck({
       factoryModule,
       address: address(),
       lend,
       direction,
+      calls,
       ...(interceptors === undefined ? {} : { interceptors }),
     });
 }

@@ -125,10 +125,31 @@ test("lending: a message's frame goes back when the consumer asks for the next, 
 
 test("lending: frames of messages never taken are dropped, not given back", async () => {
   const { s, back } = lendingStream();
-  s.push(1, new Uint8Array(1));
+  const held = new Uint8Array(1);
+  s.push(1, held);
   s.push(2, new Uint8Array(1));
   await s.next();
   s.fail(new NearwireError(Code.Canceled, "gone"));
+  assert.equal(back.length, 0, "the consumer may still be using message 1");
   await assert.rejects(s.next(), (err) => (err as NearwireError).code === Code.Canceled);
-  assert.equal(back.length, 0, "the held message's frame is not given back after a failure");
+  // Asking for more, the consumer is done with message 1; message 2 was never taken.
+  assert.deepEqual(back, [held]);
+});
+
+test("lending: the last message's frame goes back when the consumer is done", async () => {
+  for (const how of ["returned", "broke out"] as const) {
+    const { s, back } = lendingStream();
+    const frames = [new Uint8Array(1), new Uint8Array(1), new Uint8Array(1)];
+    s.push(0, frames[0]);
+    s.push(1, frames[1]);
+    s.push(2, frames[2]);
+    await s.next();
+    await s.next(); // holds 1; 0 went back
+    if (how === "broke out") await s.return();
+    assert.deepEqual(back, [frames[0]], `${how}: message 1 may still be in use`);
+    s.consumerDone(); // the handler returned
+    assert.deepEqual(back, [frames[0], frames[1]], how);
+    s.consumerDone();
+    assert.equal(back.length, 2, `${how}: given back once`);
+  }
 });

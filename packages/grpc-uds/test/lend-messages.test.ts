@@ -18,6 +18,10 @@ describe("lendMessages over grpc-uds (handler side)", () => {
     assertLending(await check(true), true);
   });
 
+  it("call after call: the last message of each goes back when the handler returns", async () => {
+    assertLending(await check(true, undefined, "requests", 100), true);
+  });
+
   it("without lendMessages, or inside an interceptor, every message has a buffer of its own", async () => {
     const pass: Interceptor = (next) => (req) => next(req);
     assertLending(await check(false), false);

@@ -18,6 +18,16 @@ describe("lendMessages over shm-ring", () => {
     assertLending(await check(false, "own"), false);
   });
 
+  it("call after call: the last message of each goes back when the handler returns", async () => {
+    const calls = await lendingCheck({
+      factoryModule,
+      address: tmp.sock("calls"),
+      lend: true,
+      calls: 100,
+    });
+    assertLending(calls, true);
+  });
+
   it("a client reading a response stream with lendMessages: the same, the other way", async () => {
     const responses = (lend: boolean, name: string) =>
       lendingCheck({ factoryModule, address: tmp.sock(name), lend, direction: "responses" });

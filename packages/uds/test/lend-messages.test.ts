@@ -26,6 +26,10 @@ describe("lendMessages over uds", () => {
     assertLending(await check(true, [pass]), false);
   });
 
+  it("call after call: the last message of each goes back when the handler returns", async () => {
+    assertLending(await check(true, undefined, "requests", 100), true);
+  });
+
   it("a client reading a response stream with lendMessages reuses a few buffers too", async () => {
     assertLending(await check(true, undefined, "responses"), true);
   });

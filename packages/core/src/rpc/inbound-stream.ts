@@ -58,6 +58,14 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     }
   }
 
+  /**
+   * The consumer is done with every message it took (a lending handler returned or failed):
+   * the frame of the last one goes back too, not only when a next one is asked for.
+   */
+  consumerDone(): void {
+    if (this.lent !== undefined) this.giveBack();
+  }
+
   /** Messages buffered and not yet taken. */
   get buffered(): number {
     return this.count;
@@ -103,11 +111,14 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     return items;
   }
 
-  /** Drops every buffered message. */
+  /**
+   * Drops every buffered message. The one the consumer holds stays lent: it may still be using
+   * it (it broke out of its loop, or a deadline failed the stream), and gives it back with its
+   * next `next()` or {@link consumerDone}.
+   */
   private clear(): void {
     this.items.fill(undefined);
     this.frames?.fill(undefined);
-    this.lent = undefined;
     this.head = 0;
     this.count = 0;
   }

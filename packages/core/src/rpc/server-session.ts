@@ -381,17 +381,33 @@ export class ServerSession extends Session<ServerCall> {
       result = call.impl(input, call);
     } catch (err) {
       this.fail(call, err);
+      this.handlerDone(call);
       return;
     }
     if (result instanceof Promise) {
       this.register(call, readDeadline(call));
       result.then(
-        (value) => this.reply(call, value),
-        (err) => this.fail(call, err),
+        (value) => {
+          this.reply(call, value);
+          this.handlerDone(call);
+        },
+        (err) => {
+          this.fail(call, err);
+          this.handlerDone(call);
+        },
       );
     } else {
       this.reply(call, result);
+      this.handlerDone(call);
     }
+  }
+
+  /**
+   * The handler of `call` returned (its reply, if any, is encoded): a lending handler then holds
+   * none of its request messages, and the last one's buffer goes back as well.
+   */
+  private handlerDone(call: ServerCall): void {
+    if (call.lends) call.inbound?.consumerDone();
   }
 
   /** Runs a handler that answers with a stream (server-streaming, bidi). */
@@ -417,8 +433,14 @@ export class ServerSession extends Session<ServerCall> {
         return false;
       },
       drained: () => this.channel.drained(),
-      finished: () => this.end(call, Code.OK, ""),
-      failed: (err) => this.fail(call, err),
+      finished: () => {
+        this.end(call, Code.OK, "");
+        this.handlerDone(call);
+      },
+      failed: (err) => {
+        this.fail(call, err);
+        this.handlerDone(call);
+      },
     }).start();
   }
 

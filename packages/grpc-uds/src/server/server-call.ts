@@ -374,20 +374,36 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink {
       result = handler(input, this);
     } catch (err) {
       this.finish(err);
+      this.#handlerDone();
       return;
     }
     if (kind === "unary" || kind === "client_streaming") {
       if (result !== null && typeof (result as Promise<unknown>)?.then === "function") {
         (result as Promise<unknown>).then(
-          (value) => this.#reply(value),
-          (err: unknown) => this.finish(err),
+          (value) => {
+            this.#reply(value);
+            this.#handlerDone();
+          },
+          (err: unknown) => {
+            this.finish(err);
+            this.#handlerDone();
+          },
         );
       } else {
         this.#reply(result);
+        this.#handlerDone();
       }
       return;
     }
-    void this.#writeAll(result as AsyncIterable<unknown>);
+    void this.#writeAll(result as AsyncIterable<unknown>).then(() => this.#handlerDone());
+  }
+
+  /**
+   * The handler returned (its reply, if any, is encoded): a lending handler then holds none of
+   * its request messages, and the last one's buffer goes back to the pool as well.
+   */
+  #handlerDone(): void {
+    if (this.#served.lends) this.#inbound?.consumerDone();
   }
 
   #reply(value: unknown): void {
