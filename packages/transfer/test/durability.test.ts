@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Code, type NearwireError } from "@nearwire/core";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferHandlers, type Durability } from "../src/index.js";
 import { STAGING_DIR_NAME } from "../src/limits.js";
+import { openPartialUpload, partialPaths } from "../src/server/partial-upload.js";
 import { memoryRig, sha256, tmpDir, waitIdle } from "./support/rig.js";
 
 const codec = transferCodec("raw");
@@ -131,6 +132,57 @@ describe("durability option", () => {
       assert.throws(
         () => createTransferHandlers({ root: t.dir, durable: "always" as Durability }),
         (err: NearwireError) => err.code === Code.InvalidArgument && /durable/.test(err.message),
+      );
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it("a checkpoint runs behind the writes; the next due waits for it; its failure fails a write", async () => {
+    const t = tmpDir();
+    try {
+      const partial = await openPartialUpload({
+        paths: partialPaths(t.dir, "p.bin"),
+        name: "p.bin",
+        sizeBytes: -1,
+        offsetBytes: 0,
+        syncEveryBytes: MiB,
+        sync: true,
+      });
+      // The disk's fdatasync, held until the test lets it finish.
+      const syncs: { release(fail?: Error): void }[] = [];
+      (partial.handle as { datasync: () => Promise<void> }).datasync = () =>
+        new Promise<void>((resolve, reject) => {
+          syncs.push({ release: (fail) => (fail === undefined ? resolve() : reject(fail)) });
+        });
+      const block = randomBytes(MiB / 2);
+      await partial.write(block);
+      await partial.write(block); // 1 MiB: a checkpoint starts…
+      assert.equal(syncs.length, 1);
+      await partial.write(block); // …and the writes go on while it syncs
+      assert.equal(partial.writtenBytes, 1.5 * MiB);
+      assert.equal(partial.confirmedBytes, 0, "nothing confirmed before the sync is done");
+      let fourth = false;
+      const next = partial.write(block).then(() => {
+        fourth = true;
+      }); // 2 MiB: the next checkpoint is due, the first still runs
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(fourth, false, "waits for the checkpoint before it");
+      syncs[0]?.release();
+      await next;
+      assert.equal(partial.confirmedBytes, MiB, "the first checkpoint confirmed what it synced");
+      assert.equal(syncs.length, 2, "the second started");
+      const state = JSON.parse(readFileSync(partial.paths.state, "utf8"));
+      assert.equal(state.confirmedBytes, MiB);
+      // The second fails (a disk error): the next write fails with it; nothing more is confirmed.
+      syncs[1]?.release(Object.assign(new Error("EIO: i/o error"), { code: "EIO" }));
+      await new Promise((r) => setImmediate(r));
+      await assert.rejects(partial.write(block), /EIO/);
+      assert.equal(partial.confirmedBytes, MiB);
+      await partial.close();
+      assert.equal(
+        sha256(readFileSync(partial.paths.part).subarray(0, 2 * MiB)),
+        sha256(Buffer.concat([block, block, block, block])),
       );
     } finally {
       t.cleanup();

@@ -21,6 +21,7 @@ export async function commitUpload(
   sha256: Uint8Array,
   sync: boolean,
 ): Promise<UploadReply> {
+  await partial.settled(); // a checkpoint behind the writes: done (and no state after this)
   const size = partial.writtenBytes;
   if (declared >= 0 && size !== declared)
     throw new NearwireError(
@@ -46,13 +47,14 @@ export async function commitUpload(
     // A symlink planted between this check and the rename is replaced by the file: rename
     // never follows one, so nothing outside the root is touched.
     await lstatNoSymlink(dir, target.base, name);
+    // The state goes before the part file becomes the committed file: a state never outlives
+    // its part (see `openPart`). There is none for an upload that started at 0 and never
+    // reached a checkpoint: no call then.
+    if (partial.hasState) await unlinkIfPresent(partial.paths.state);
     await rename(partial.paths.part, pathIn(dir, target.base));
     if (sync) await dir.handle.sync();
   } finally {
     await dir.close();
   }
-  // The part file is now the committed file; a state file goes (there is none for an upload
-  // that started at 0 and never reached a checkpoint: no call then).
-  if (partial.hasState) await unlinkIfPresent(partial.paths.state);
   return { committed: true, sizeBytes: size, sha256: plainBytes(digest) };
 }

@@ -115,7 +115,7 @@ async function resumePoint(
 /** Opens `name` for reading, following no symlink (O_NONBLOCK: a FIFO cannot block it). */
 async function openForReading(served: ServedRoot, name: string): Promise<FileHandle> {
   const target = splitName(name);
-  const root = await served.open();
+  const root = await served.dirs.acquire();
   try {
     const dir = await openDirIn(root, target.dir, name);
     try {
@@ -124,7 +124,7 @@ async function openForReading(served: ServedRoot, name: string): Promise<FileHan
       await dir.close();
     }
   } finally {
-    await root.close();
+    served.dirs.release();
   }
 }
 

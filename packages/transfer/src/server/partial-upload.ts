@@ -87,13 +87,17 @@ export interface PartialUpload {
   confirmedBytes: number;
   /** A state file exists (resumed, or written by a checkpoint of this call). */
   readonly hasState: boolean;
-  /** Writes `data` at `writtenBytes`, checkpointing every `syncEveryBytes`. */
+  /**
+   * Writes `data` at `writtenBytes`. Every `syncEveryBytes` a checkpoint starts behind the
+   * writes (they go on while the disk syncs); one still running when the next is due is waited
+   * for. A failed checkpoint fails the next write.
+   */
   write(data: Uint8Array): Promise<void>;
-  /** Writes `chunks` in order at `writtenBytes` with one `writev`, checkpointing likewise. */
-  writeMany(chunks: readonly Uint8Array[]): Promise<void>;
-  /** fdatasync the part, then record `writtenBytes` as confirmed (temp file, fsync, rename). */
+  /** fdatasync the part, then record `writtenBytes` as confirmed (temp file, rename). */
   checkpoint(): Promise<void>;
-  /** Closes the file handle. */
+  /** Waits for a checkpoint running behind the writes; rejects with its failure. */
+  settled(): Promise<void>;
+  /** Closes the file handle (after a checkpoint running behind the writes). */
   close(): Promise<void>;
 }
 
@@ -120,18 +124,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       );
     confirmed = state.confirmedBytes;
   }
-  const handle = await open(
-    paths.part,
-    constants.O_RDWR | NOFOLLOW | (offsetBytes === 0 ? constants.O_CREAT | constants.O_TRUNC : 0),
-    0o600,
-  ).catch((err: unknown) => {
-    if ((err as NodeJS.ErrnoException).code === "ELOOP")
-      throw new NearwireError(Code.PermissionDenied, "a partial upload file is a symlink", {
-        cause: err,
-        reason: "symlink",
-      });
-    throw localFsError(err, `partial upload of ${JSON.stringify(name)}`);
-  });
+  const handle = await openPart(paths, name, offsetBytes);
   try {
     let hash = createHash("sha256");
     if (confirmed > 0) {
@@ -143,12 +136,22 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
         );
       await handle.truncate(confirmed);
       hash = await hashFileRange(handle, 0, confirmed);
-    } else {
-      // Starting over: a previous partial's state goes (nothing is confirmed until the first
-      // checkpoint, and a file smaller than a checkpoint never gets a state file).
-      await unlinkIfPresent(paths.state);
     }
     let sinceSync = 0;
+    /** The checkpoint running behind the writes, if any (it never rejects). */
+    let behind: Promise<void> | undefined;
+    let failure: { error: unknown } | undefined;
+    /** fdatasync, then the state: `at` B are confirmed. */
+    const confirm = async (at: number): Promise<void> => {
+      if (sync) await handle.datasync();
+      await writeState(paths, { name, sizeBytes, confirmedBytes: at });
+      (upload as { hasState: boolean }).hasState = true;
+      if (at > upload.confirmedBytes) upload.confirmedBytes = at;
+    };
+    const settled = async (): Promise<void> => {
+      if (behind !== undefined) await behind;
+      if (failure !== undefined) throw failure.error;
+    };
     const upload: PartialUpload = {
       handle,
       paths,
@@ -157,6 +160,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       confirmedBytes: confirmed,
       hasState: confirmed > 0,
       async write(data) {
+        if (failure !== undefined) throw failure.error;
         let done = 0;
         while (done < data.byteLength) {
           const { bytesWritten } = await handle.write(
@@ -169,32 +173,33 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
         }
         upload.writtenBytes += data.byteLength;
         sinceSync += data.byteLength;
-        if (sinceSync >= syncEveryBytes) await upload.checkpoint();
-      },
-      async writeMany(chunks) {
-        let total = 0;
-        for (const c of chunks) total += c.byteLength;
-        let done = 0;
-        let rest: readonly Uint8Array[] = chunks;
-        while (done < total) {
-          const { bytesWritten } = await handle.writev(rest, upload.writtenBytes + done);
-          done += bytesWritten;
-          if (done < total) rest = remainder(chunks, done);
-        }
-        upload.writtenBytes += total;
-        sinceSync += total;
-        if (sinceSync >= syncEveryBytes) await upload.checkpoint();
+        if (sinceSync < syncEveryBytes) return;
+        // The one before still running: wait for it (at most two intervals unconfirmed).
+        await settled();
+        const at = upload.writtenBytes;
+        sinceSync = 0;
+        behind = confirm(at).then(
+          () => {
+            behind = undefined;
+          },
+          (error: unknown) => {
+            behind = undefined;
+            failure = { error };
+          },
+        );
       },
       async checkpoint() {
+        await settled();
         const bytes = upload.writtenBytes;
         if (bytes === upload.confirmedBytes) return;
-        if (sync) await handle.datasync();
-        await writeState(paths, { name, sizeBytes, confirmedBytes: bytes }, sync);
-        (upload as { hasState: boolean }).hasState = true;
-        upload.confirmedBytes = bytes;
+        await confirm(bytes);
         sinceSync = upload.writtenBytes - bytes;
       },
-      close: () => handle.close(),
+      settled,
+      async close() {
+        await behind;
+        await handle.close();
+      },
     };
     return upload;
   } catch (err) {
@@ -203,19 +208,45 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
   }
 }
 
-/** The bytes of `chunks` after the first `skip` bytes, as views (a short `writev`). */
-function remainder(chunks: readonly Uint8Array[], skip: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  let left = skip;
-  for (const c of chunks) {
-    if (left >= c.byteLength) {
-      left -= c.byteLength;
-      continue;
-    }
-    out.push(left > 0 ? c.subarray(left) : c);
-    left = 0;
+/**
+ * Opens the `.part` file: at 0 a new one, else the partial upload's existing one.
+ *
+ * A state file never outlives its part file (a checkpoint writes it while the part exists, a
+ * commit or a failed check removes it before the part), so where no part file exists there is
+ * no state to discard: a new upload tries O_EXCL first and only when a previous partial is
+ * there removes its state and truncates it. Per small upload that is one `open`, where an
+ * `unlink` of the state that is not there (and its error) came first before.
+ */
+async function openPart(
+  paths: PartialPaths,
+  name: string,
+  offsetBytes: number,
+): Promise<FileHandle> {
+  const shown = `partial upload of ${JSON.stringify(name)}`;
+  const RDWR = constants.O_RDWR | NOFOLLOW;
+  const failed = (err: unknown): never => {
+    const errno = (err as NodeJS.ErrnoException).code;
+    if (errno === "ELOOP")
+      throw new NearwireError(Code.PermissionDenied, "a partial upload file is a symlink", {
+        cause: err,
+        reason: "symlink",
+      });
+    if (errno === "ENOENT" && offsetBytes !== 0)
+      throw new NearwireError(Code.FailedPrecondition, `${shown} has no file: start at 0`, {
+        cause: err,
+      });
+    throw localFsError(err, shown);
+  };
+  if (offsetBytes !== 0) return open(paths.part, RDWR).catch(failed);
+  try {
+    return await open(paths.part, RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") failed(err);
   }
-  return out;
+  // Starting over: the previous partial's state goes first (nothing is confirmed until the
+  // first checkpoint, and a file smaller than a checkpoint never gets a state file).
+  await unlinkIfPresent(paths.state).catch(failed);
+  return open(paths.part, RDWR | constants.O_CREAT | constants.O_TRUNC, 0o600).catch(failed);
 }
 
 /** Removes a partial upload's files (after a failed whole-file check). */
@@ -234,12 +265,16 @@ export async function unlinkIfPresent(path: string): Promise<void> {
   });
 }
 
-async function writeState(paths: PartialPaths, state: PartialState, sync: boolean): Promise<void> {
+/**
+ * Writes the state file (temp file, rename). Not fsync'ed: it records only bytes fdatasync'ed
+ * before it was written, so after a crash an older state (or none: a resume from 0) is safe,
+ * and a checkpoint costs one journal commit, not two.
+ */
+async function writeState(paths: PartialPaths, state: PartialState): Promise<void> {
   const tmp = `${paths.state}.tmp`;
   const fh = await open(tmp, CREATE, 0o600);
   try {
     await fh.writeFile(JSON.stringify(state));
-    if (sync) await fh.sync();
   } finally {
     await fh.close();
   }

@@ -6,7 +6,7 @@ import {
   DEFAULT_SYNC_EVERY_BYTES,
 } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
-import { type OpenDir, openRoot } from "./root-dir.js";
+import { HeldRoot } from "./held-root.js";
 
 /** Options of `createTransferHandlers`: the served directory and the server's limits. */
 export interface TransferHandlersOptions {
@@ -17,8 +17,8 @@ export interface TransferHandlersOptions {
   root: string;
   /**
    * A partial upload is fdatasync'ed and its confirmed offset written after this many bytes
-   * (default 8 MiB), and whenever an upload call ends without committing. A server crash loses
-   * at most this much progress; a client crash loses none.
+   * (default 8 MiB), behind the writes, and whenever an upload call ends without committing. A
+   * server crash loses at most twice this much progress; a client crash loses none.
    */
   syncEveryBytes?: number;
   /**
@@ -68,8 +68,8 @@ export interface ServedRoot {
   readonly limits: ServedLimits;
   /** Names with an upload running in this process (the cross-process lock is `upload-lock.ts`). */
   readonly active: Set<string>;
-  /** Opens the root directory (the caller closes it). */
-  open(): Promise<OpenDir>;
+  /** The root and staging directories, held open while calls use them. */
+  readonly dirs: HeldRoot;
 }
 
 /** Resolves `options.root` (see {@link TransferHandlersOptions.root}) and fills in the limits' defaults. */
@@ -103,6 +103,6 @@ export function createServedRoot(options: TransferHandlersOptions): ServedRoot {
       downloadChunkBytes: options.downloadChunkBytes ?? DEFAULT_CHUNK_BYTES,
     },
     active: new Set<string>(),
-    open: () => openRoot(realRoot),
+    dirs: new HeldRoot(realRoot),
   };
 }

@@ -1,4 +1,4 @@
-import { STAGING_DIR_NAME } from "../limits.js";
+import { lstat } from "node:fs/promises";
 import { checkName, splitName } from "../name.js";
 import type { StatusReply, StatusRequest } from "../service.js";
 import { type PartialState, partialPaths, readPartialState } from "./partial-upload.js";
@@ -9,7 +9,7 @@ import { isLocked } from "./upload-lock.js";
 /** The `status` handler: what `served` has under a name (committed file, partial upload). */
 export async function status(served: ServedRoot, req: StatusRequest): Promise<StatusReply> {
   const name = checkName(req.name);
-  const root = await served.open();
+  const root = await served.dirs.acquire();
   try {
     // `active` first: an upload call records what it received before it stops being active,
     // so a reply that says not active carries that record. Read the other way round, a call
@@ -17,7 +17,7 @@ export async function status(served: ServedRoot, req: StatusRequest): Promise<St
     // failed.
     const active = served.active.has(name) || (await isLocked(served.rootId, name));
     const sizeBytes = await committedSize(root, name);
-    const partial = await partialOf(root, name);
+    const partial = await partialOf(await served.dirs.staging(root, false), name);
     return {
       committed: sizeBytes >= 0,
       sizeBytes,
@@ -26,7 +26,7 @@ export async function status(served: ServedRoot, req: StatusRequest): Promise<St
       active,
     };
   } finally {
-    await root.close();
+    served.dirs.release();
   }
 }
 
@@ -43,16 +43,19 @@ async function committedSize(root: OpenDir, name: string): Promise<number> {
   }
 }
 
-/** The state of `name`'s partial upload, or undefined when there is none. */
-async function partialOf(root: OpenDir, name: string): Promise<PartialState | undefined> {
-  const staging = await openDirIn(root, [STAGING_DIR_NAME], STAGING_DIR_NAME).catch(
-    notFoundAs(undefined),
-  );
+/**
+ * The state of `name`'s partial upload in `staging`, or undefined when there is none: no state
+ * file, or one without its part file (left by a crash of an older version; a resume at its
+ * offset would fail).
+ */
+async function partialOf(
+  staging: OpenDir | undefined,
+  name: string,
+): Promise<PartialState | undefined> {
   if (staging === undefined) return undefined;
-  try {
-    const state = await readPartialState(partialPaths(staging.path, name));
-    return state !== undefined && state.name === name ? state : undefined;
-  } finally {
-    await staging.close();
-  }
+  const paths = partialPaths(staging.path, name);
+  const state = await readPartialState(paths);
+  if (state === undefined || state.name !== name) return undefined;
+  const part = await lstat(paths.part).catch(() => undefined);
+  return part?.isFile() === true ? state : undefined;
 }

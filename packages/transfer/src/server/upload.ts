@@ -1,7 +1,6 @@
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { type ChunkWriter, chunkWriter } from "../chunk-writer.js";
-import { STAGING_DIR_NAME } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes } from "../plain-bytes.js";
@@ -19,8 +18,8 @@ interface UploadCall {
   readonly name: string;
   /** Declared size of the whole file, -1 when unknown. */
   readonly declared: number;
+  /** The served root, held (acquired) by this call. */
   root?: OpenDir;
-  staging?: OpenDir;
   lock?: UploadLock;
   partial?: PartialUpload;
   writer?: ChunkWriter;
@@ -55,7 +54,7 @@ export async function upload(
     // Disk full (ENOSPC) becomes RESOURCE_EXHAUSTED; the partial is kept for a resume.
     throw localFsError(err, `upload of ${JSON.stringify(call.name)}`);
   } finally {
-    await release(call);
+    await release(served, call);
     served.active.delete(call.name);
   }
 }
@@ -81,7 +80,7 @@ async function start(
   offsetBytes: number,
 ): Promise<PartialUpload> {
   const { name } = call;
-  const root = await served.open();
+  const root = await served.dirs.acquire();
   call.root = root;
   // Refuse a name that is or is under a symlink before any data is taken (the commit checks
   // again).
@@ -101,18 +100,23 @@ async function start(
       `an upload of ${JSON.stringify(name)} is in progress in another process`,
     );
   call.lock = lock;
-  call.staging = await openDirIn(root, [STAGING_DIR_NAME], STAGING_DIR_NAME, {
-    create: true,
-    mode: 0o700,
-  });
-  call.partial = await openPartialUpload({
-    paths: partialPaths(call.staging.path, name),
-    name,
-    sizeBytes: call.declared,
-    offsetBytes,
-    syncEveryBytes:
-      served.limits.durable === "full" ? served.limits.syncEveryBytes : Number.POSITIVE_INFINITY,
-    sync: served.limits.durable !== "none",
+  const openPartial = async () =>
+    openPartialUpload({
+      paths: partialPaths(((await served.dirs.staging(root, true)) as OpenDir).path, name),
+      name,
+      sizeBytes: call.declared,
+      offsetBytes,
+      syncEveryBytes:
+        served.limits.durable === "full" ? served.limits.syncEveryBytes : Number.POSITIVE_INFINITY,
+      sync: served.limits.durable !== "none",
+    });
+  call.partial = await openPartial().catch((err: unknown) => {
+    // A new partial that cannot be made: the held staging directory was removed. Once more,
+    // in a new one.
+    if (offsetBytes !== 0 || !(err instanceof NearwireError) || err.code !== Code.NotFound)
+      throw err;
+    served.dirs.forgetStaging();
+    return openPartial();
   });
   return call.partial;
 }
@@ -193,14 +197,13 @@ function checkChunk(
 }
 
 /** Ends an upload call: pending writes, a checkpoint unless committed, handles, the lock. */
-async function release(call: UploadCall): Promise<void> {
+async function release(served: ServedRoot, call: UploadCall): Promise<void> {
   await call.writer?.drain().catch(() => {});
   call.writer?.release();
   if (call.partial !== undefined) {
     if (!call.committed) await call.partial.checkpoint().catch(() => {});
     await call.partial.close().catch(() => {});
   }
-  await call.staging?.close().catch(() => {});
-  await call.root?.close().catch(() => {});
+  if (call.root !== undefined) served.dirs.release();
   await call.lock?.release();
 }
