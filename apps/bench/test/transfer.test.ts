@@ -156,6 +156,28 @@ function fixture(): TransferReport {
         count: 1,
       },
       {
+        spec: {
+          kind: "baseline",
+          key: "transfer-baseline:cp-fsync/1GiB",
+          baseline: "cp-fsync",
+          bytes: GiB,
+        },
+        elapsedNs: 1.6e9,
+        bytes: GiB,
+        count: 1,
+      },
+      {
+        spec: {
+          kind: "baseline",
+          key: "transfer-baseline:bare-net-uds-fsync/1GiB",
+          baseline: "bare-net-uds-fsync",
+          bytes: GiB,
+        },
+        elapsedNs: 2.5e9,
+        bytes: GiB,
+        count: 1,
+      },
+      {
         spec: large("transfer-large:uds/raw/file-upload-1GiB", "file", "uds"),
         elapsedNs: 2e9,
         bytes: GiB,
@@ -234,7 +256,7 @@ describe("transfer report", () => {
     assert.match(note(), /same disk, uds\/raw\/2MiBx10, does 2\.50×/);
   });
 
-  it("targets: ratios to cp and the bare pipeline, GB/s, RSS growth against 64 MiB", () => {
+  it("targets: CPU per GiB, ratios to cp and the pipeline with fsync, GB/s, seed, RSS", () => {
     const tables = transferTables(fixture());
     const targets = tables.find((t) => t.title.includes("targets"));
     assert.ok(targets);
@@ -242,14 +264,24 @@ describe("transfer report", () => {
       found(
         targets.rows.find((r) => (r[0] as string).startsWith(prefix)),
         prefix,
-      );
-    // uds upload: 1024 MiB in 2 s vs bare 2 s → 1.00× ≥ 0.9×.
-    assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.9×").slice(1), ["1.00×", "met"]);
-    assert.deepEqual(row("shm-ring-spin/raw/memory-upload-1GiB ≥ 3").slice(1), [
-      "4.29 GB/s",
+      ).slice(1);
+    // uds upload: 1 GiB in 2 s; cp + fsync 1.6 s, the bare pipeline + fsync 2.5 s.
+    assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.8× cp + fsync"), ["0.80×", "met"]);
+    assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.75× bare pipeline + fsync"), [
+      "1.25×",
       "met",
     ]);
-    assert.equal(row("uds/raw/file-upload-1GiB: RSS")[2], "NOT met");
+    // CPU: 1 s per GiB per side (uds: ≤ 2 s); the server's JS thread beside it.
+    assert.deepEqual(row("uds/raw/file-upload-1GiB: server CPU ≤ 2 s per GiB"), [
+      "1.00 s (JS thread 0.40 s)",
+      "met",
+    ]);
+    assert.deepEqual(row("shm-ring-spin/raw/memory-upload-1GiB ≥ 0.8 GB/s"), ["4.29 GB/s", "met"]);
+    // Seed: 200 uploads in 2 s, 1 s of server CPU: 100/s, 5 ms each.
+    assert.deepEqual(row("uds/raw/2MiBx10 ≥ 150 uploads/s"), ["100", "NOT met"]);
+    assert.deepEqual(row("uds/raw/2MiBx10: server CPU ≤ 4 ms"), ["5.00 ms", "NOT met"]);
+    // The server grew by 33 MiB.
+    assert.deepEqual(row("uds/raw/file-upload-1GiB: RSS growth ≤ 32 MiB"), ["33 MiB", "NOT met"]);
     const large = tables.find((t) => t.title.includes("large files"));
     assert.ok(large);
     const uds = large.rows.find((r) => r[0] === "uds/raw/file-upload-1GiB");
