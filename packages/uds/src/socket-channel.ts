@@ -16,6 +16,7 @@ import {
 import { FrameType } from "@nearwire/core/protocol";
 import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import { decodeGoAway, encodeFrame, encodeGoAway, FrameDecoder } from "@nearwire/frame";
+import type { SocketReader } from "@nearwire/socket";
 import { sniffWants } from "@nearwire/socket";
 import { BatchWriter } from "./batch-writer.js";
 import {
@@ -30,7 +31,6 @@ import {
   readHello,
   transportMismatch,
 } from "./socket-preface.js";
-import type { SocketReader } from "./socket-reader.js";
 
 /** After sending GOAWAY, how long to wait for the peer to close before destroying (ms). */
 export const GOAWAY_LINGER_MS = 1000;

@@ -14,8 +14,10 @@ import {
   encodeFrame,
   encodeGoAway,
   MIN_MAX_FRAME_BYTES,
+  PEEK_READ_BYTES,
 } from "@nearwire/frame";
 import {
+  adoptAccepted,
   bindStreamListener,
   checkPeerAuthorization,
   createPeerGate,
@@ -24,9 +26,9 @@ import {
   nothingListens,
   parseAddress,
   peerRefused,
+  SocketReader,
 } from "@nearwire/socket";
 import { GOAWAY_LINGER_MS, SocketChannel, type SocketChannelOptions } from "./socket-channel.js";
-import { adoptAccepted, SocketReader } from "./socket-reader.js";
 
 /**
  * Options of {@link createUdsChannelProvider}. `allowUids` / `authorize` (listener side) are
@@ -134,7 +136,7 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
         ...(options.backlog === undefined ? {} : { backlog: options.backlog }),
         onConnection(accepted) {
           // Reads into a reused buffer (or a large frame's own), not a new buffer per read.
-          const reader = new SocketReader();
+          const reader = new SocketReader({ peekBytes: PEEK_READ_BYTES });
           const adopted = adoptAccepted(accepted, reader);
           const socket = adopted ?? accepted;
           const peer =
@@ -176,7 +178,7 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
       return { address: listener.address, close: () => listener.close() };
     },
     async connect(): Promise<Channel> {
-      const reader = new SocketReader();
+      const reader = new SocketReader({ peekBytes: PEEK_READ_BYTES });
       const socket =
         parsed.kind === "tcp"
           ? net.connect({

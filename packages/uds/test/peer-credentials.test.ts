@@ -70,6 +70,21 @@ test("authorize (async) sees the peer's credentials; false refuses, true serves"
   assert.deepEqual(seen[0], seen[1]);
 });
 
+test("an authorize that takes a while: the client's first bytes wait for it, none is lost", async () => {
+  // The accepted socket reads from the moment it is adopted; the client's HELLO arrives while
+  // the check runs and must reach the channel once it is admitted.
+  const server = await whoamiServer({
+    authorize: async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return true;
+    },
+  });
+  const connection = await createUdsTransport({ address: server.address }).connect();
+  const reply = await connection.client(Whoami, { codec: jsonCodec }).who({}, { timeoutMs: 2000 });
+  await connection.close();
+  assert.equal(reply.pid, process.pid);
+});
+
 test("TCP: allowUids is INVALID_ARGUMENT at creation; authorize sees the address only", async () => {
   assert.throws(
     () => createUdsTransport({ address: "tcp:127.0.0.1:0", allowUids: [0] }),
