@@ -13,6 +13,7 @@ import {
   netPath,
   parseAddress,
   probeListener,
+  SocketReader,
 } from "@nearwire/socket";
 import { GrpcClientConnection } from "./client/grpc-client-connection.js";
 import { grpcTarget } from "./grpc-target.js";
@@ -176,7 +177,9 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
       const host = address.kind === "tcp" ? address.host : "localhost";
       return GrpcClientConnection.open({
         connectSocket: () =>
-          tls === undefined ? plainConnect(where) : tlsConnect(tls, where, host),
+          tls === undefined
+            ? plainConnect(where)
+            : tlsConnect(tls, where, host).then((socket) => ({ socket })),
         limits,
         maxMessageBytes,
         highWaterMarkBytes: HIGH_WATER_MARK_BYTES,
@@ -191,16 +194,18 @@ export function createGrpcTransport(options: GrpcTransportOptions): Transport {
   };
 }
 
+/** A plain socket that reads through a `SocketReader` (one reused buffer, not one per read). */
 function plainConnect(
   where: { host: string; port: number } | { path: string },
-): Promise<net.Socket> {
+): Promise<{ socket: net.Socket; reader: SocketReader }> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(where);
+    const reader = new SocketReader();
+    const socket = net.connect({ ...where, onread: reader.onread });
     socket.once("error", reject);
     socket.once("connect", () => {
       socket.off("error", reject);
       socket.setNoDelay(true);
-      resolve(socket);
+      resolve({ socket, reader });
     });
   });
 }

@@ -32,4 +32,26 @@ describe("MessageReader across DATA payloads", () => {
       assert.equal(reader.partial, false);
     }
   });
+
+  it("messages whole in a payload outlive it: the payload's buffer is reused after push", () => {
+    // A socket read into a reused buffer: every payload is overwritten once push returns.
+    const reader = new MessageReader(1024 * 1024, "request", new BufferBudget(1 << 26));
+    const got: Uint8Array[] = [];
+    const sink = { onMessage: (_c: boolean, bytes: Uint8Array) => got.push(bytes) };
+    const sizes = [0, 1, 100, 3000, 9000, 40_000];
+    const wire = Buffer.concat(sizes.map((n) => prefixed(n)));
+    const reused = new Uint8Array(64 * 1024);
+    for (let at = 0; at < wire.byteLength; at += 7000) {
+      const piece = wire.subarray(at, Math.min(at + 7000, wire.byteLength));
+      reused.set(piece);
+      reader.push(reused.subarray(0, piece.byteLength), sink);
+      reused.fill(0xee);
+    }
+    assert.deepEqual(
+      got.map((m) => m.byteLength),
+      sizes,
+    );
+    for (const [i, m] of got.entries())
+      assert.ok(Buffer.from(m).equals(prefixed(sizes[i] as number).subarray(5)), `message ${i}`);
+  });
 });

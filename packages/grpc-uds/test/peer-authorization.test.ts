@@ -45,6 +45,32 @@ test("authorize runs on accept with SO_PEERCRED: false closes the connection (UN
   }
 });
 
+test("an authorize that takes a while: the client's preface waits for it, none is lost", async () => {
+  // The accepted socket reads (into the reused buffer) from the moment it is adopted; the
+  // client's preface, SETTINGS and first request arrive while the check runs.
+  const transport = createGrpcTransport({
+    address: `unix-abstract:nearwire-grpc-slow-peer-${process.pid}`,
+    connectTimeoutMs: 3000,
+    authorize: async () => {
+      await new Promise((r) => setTimeout(r, 300));
+      return true;
+    },
+  });
+  const server = transport.createServer();
+  server.addService(Echo, { say: ({ text }) => ({ text }) }, { codec: jsonCodec });
+  await server.listen();
+  try {
+    const connection = await transport.connect();
+    const reply = await connection
+      .client(Echo, { codec: jsonCodec })
+      .say({ text: "late" }, { timeoutMs: 3000 });
+    await connection.close();
+    assert.equal(reply.text, "late");
+  } finally {
+    await server.close({ graceMs: 0 });
+  }
+});
+
 test("allowUids on a TCP address is INVALID_ARGUMENT at creation", () => {
   assert.throws(
     () => createGrpcTransport({ address: "tcp:127.0.0.1:0", allowUids: [0] }),

@@ -14,6 +14,7 @@ import {
   type ServiceDefinition,
 } from "@nearwire/core";
 import { type BoundMethod, closedByCaller } from "@nearwire/core/transport-kit";
+import type { SocketReader } from "@nearwire/socket";
 import { ACCEPT_ENCODING, type Encoding } from "../grpc/compression.js";
 import { BufferBudget, unfinishedMessageLimit } from "../grpc/message-reader.js";
 import { H2Code } from "../http2/frame.js";
@@ -24,8 +25,11 @@ import { bindClient } from "./client-methods.js";
 
 /** How a connection is made (filled from the transport's options). */
 export interface ClientSetup {
-  /** Opens the socket (plain or TLS) and resolves once it is connected. */
-  connectSocket(): Promise<WritableSocket & Duplex>;
+  /**
+   * Opens the socket (plain or TLS) and resolves once it is connected, with the `SocketReader`
+   * it was made with, if any (see `Http2Session`).
+   */
+  connectSocket(): Promise<{ socket: WritableSocket & Duplex; reader?: SocketReader }>;
   readonly limits: SessionLimits;
   readonly maxMessageBytes: number;
   readonly highWaterMarkBytes: number;
@@ -81,8 +85,13 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
   static async open(setup: ClientSetup): Promise<GrpcClientConnection> {
     const connection = new GrpcClientConnection(setup);
     let socket: WritableSocket & Duplex;
+    let reader: SocketReader | undefined;
     try {
-      socket = await withTimeout(setup.connectSocket(), setup.connectTimeoutMs, setup.target);
+      ({ socket, reader } = await withTimeout(
+        setup.connectSocket(),
+        setup.connectTimeoutMs,
+        setup.target,
+      ));
     } catch (err) {
       throw (
         (await setup.probe?.()) ??
@@ -105,15 +114,21 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
           ),
         );
     });
-    const session = new Http2Session(socket, "client", setup.limits, {
-      onReady: () => ready(),
-      onStreamClosed: () => connection.#startWaiting(),
-      onGoAway: (_last, code) => connection.#onGoAway(code),
-      onClose: (error) => {
-        if (!session.open && connection.session !== session) failed(error);
-        connection.#lost(session, error);
+    const session = new Http2Session(
+      socket,
+      "client",
+      setup.limits,
+      {
+        onReady: () => ready(),
+        onStreamClosed: () => connection.#startWaiting(),
+        onGoAway: (_last, code) => connection.#onGoAway(code),
+        onClose: (error) => {
+          if (!session.open && connection.session !== session) failed(error);
+          connection.#lost(session, error);
+        },
       },
-    });
+      reader,
+    );
     try {
       await withTimeout(up, setup.connectTimeoutMs, setup.target);
     } catch (err) {

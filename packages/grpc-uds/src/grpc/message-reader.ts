@@ -17,7 +17,8 @@ import type { BufferPool } from "@nearwire/core/transport-kit";
 export const MESSAGE_PREFIX_BYTES = 5;
 
 /**
- * Receives each message: its compressed flag and bytes (a view the receiver may keep), and
+ * Receives each message: its compressed flag and bytes (the receiver may keep them: never a view
+ * of the payload given to {@link MessageReader.push}), and
  * whether those bytes are a buffer of the reader's lending pool ({@link MessageReader.lendFrom}),
  * which the receiver gives back once done with them.
  */
@@ -45,11 +46,16 @@ export function unfinishedMessageLimit(maxMessageBytes: number): number {
 /** Below this a partial message's buffer is not grown in steps (one buffer of its size). */
 const FIRST_CAPACITY_BYTES = 64 * 1024;
 
+/** From this size (4 KiB) a lending reader copies a message inside one payload into its pool. */
+const POOLED_COPY_MIN_BYTES = 4096;
+
 /**
- * Cuts messages out of DATA payloads. A message inside one payload is a view of it (no copy);
- * one that spans payloads is copied into a buffer that grows as its bytes arrive (doubling, up
- * to its size; the whole size once it is within a quarter of it), so an announced length costs
- * nothing until the bytes come. A length over
+ * Cuts messages out of DATA payloads, which are valid only during {@link push} (a socket read
+ * into a reused buffer). Messages inside one payload are views of one copy of the rest of it
+ * (one copy per payload, not one per message; with a lending pool, one of 4 KiB or more is
+ * copied into a buffer of the pool instead); one that spans payloads is copied into a buffer
+ * that grows as its bytes arrive (doubling, up to its size; the whole size once it is within a
+ * quarter of it), so an announced length costs nothing until the bytes come. A length over
  * `maxMessageBytes` throws RESOURCE_EXHAUSTED `message-too-large` at once; buffers over the
  * connection's {@link BufferBudget} throw RESOURCE_EXHAUSTED too.
  */
@@ -68,6 +74,10 @@ export class MessageReader {
   /** Where a message's whole-size buffer comes from when its bytes are lent back. */
   #pool: BufferPool | undefined;
   #bodyPooled = false;
+  /** The payload being read, once a whole message of it was copied: `#copy` = its `[#copyFrom …)`. */
+  #copyOf: Uint8Array | undefined;
+  #copy: Uint8Array | undefined;
+  #copyFrom = 0;
 
   constructor(maxMessageBytes: number, what: string, budget: BufferBudget) {
     this.#maxBytes = maxMessageBytes;
@@ -88,9 +98,11 @@ export class MessageReader {
     return this.#headFill > 0 || this.#length >= 0;
   }
 
+  /** Takes a DATA payload (only valid during the call): each message completed goes to `sink`. */
   push(data: Uint8Array, sink: MessageSink): void {
     let pos = 0;
     const n = data.byteLength;
+    this.#copyOf = undefined;
     while (pos < n) {
       const length = this.#length;
       if (length >= 0) {
@@ -119,7 +131,7 @@ export class MessageReader {
         pos += MESSAGE_PREFIX_BYTES;
         this.#checkHead(flag, size);
         if (n - pos >= size) {
-          sink.onMessage(flag === 1, data.subarray(pos, pos + size), false);
+          this.#whole(data, pos, size, flag === 1, sink);
           pos += size;
         } else {
           this.#compressed = flag === 1;
@@ -147,6 +159,34 @@ export class MessageReader {
       this.#compressed = head[0] === 1;
       this.#length = size;
     }
+  }
+
+  /**
+   * The message `data[pos … pos + size)`, whole in the payload, to `sink` as bytes it may keep:
+   * a view of one copy of the payload's rest (made for the first such message of a payload), or
+   * with a lending pool from 4 KiB on a buffer of the pool.
+   */
+  #whole(
+    data: Uint8Array,
+    pos: number,
+    size: number,
+    compressed: boolean,
+    sink: MessageSink,
+  ): void {
+    const pool = this.#pool;
+    if (pool !== undefined && size >= POOLED_COPY_MIN_BYTES) {
+      const own = pool.take(size) ?? pool.make(size);
+      own.set(data.subarray(pos, pos + size));
+      sink.onMessage(compressed, own, true);
+      return;
+    }
+    if (this.#copyOf !== data) {
+      this.#copyOf = data;
+      this.#copy = data.slice(pos);
+      this.#copyFrom = pos;
+    }
+    const at = pos - this.#copyFrom;
+    sink.onMessage(compressed, (this.#copy as Uint8Array).subarray(at, at + size), false);
   }
 
   /** The body buffer, grown to hold at least `bytes` (charged to the budget). */

@@ -7,7 +7,10 @@ export interface StreamListener {
    * a client the list is reused for the next block: read it during the call, do not keep it.
    */
   onHeaders(stream: H2Stream, fields: string[], endStream: boolean): void;
-  /** A DATA frame's payload (padding removed; a view the listener may keep). */
+  /**
+   * A DATA frame's payload (padding removed), or a piece of one: valid only during the call (it
+   * may be the socket reader's reused buffer); a listener copies what it keeps.
+   */
   onData(stream: H2Stream, data: Uint8Array, endStream: boolean): void;
   /**
    * The stream ended abnormally: the peer reset it (`byPeer`, with its error code), this side

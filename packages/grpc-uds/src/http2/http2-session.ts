@@ -11,6 +11,7 @@
  * stream.
  */
 import { messageOf } from "@nearwire/core/transport-kit";
+import type { SocketReader } from "@nearwire/socket";
 import { messagePool } from "../message-pool.js";
 import {
   CLIENT_PREFACE,
@@ -165,12 +166,20 @@ export class Http2Session {
   #keepalive: NodeJS.Timeout | undefined;
   #lastFrameAt = Date.now();
   #pingOutstanding = 0;
+  /** The bytes being read are the reader's shared buffer (see {@link #onBytes}). */
+  #transient = false;
 
+  /**
+   * `reader`: the `SocketReader` the socket was made with (`onread`, or `adoptAccepted`): reads
+   * arrive in its shared buffer, valid only during the callback, instead of a new buffer per
+   * read (`data` events, without it).
+   */
   constructor(
     socket: WritableSocket,
     role: "client" | "server",
     limits: SessionLimits,
     events: SessionEvents,
+    reader?: SocketReader,
   ) {
     this.#socket = socket;
     this.role = role;
@@ -180,7 +189,16 @@ export class Http2Session {
     this.#decoder = new HpackDecoder({ maxHeaderListBytes: limits.maxHeaderListBytes });
     this.#nextStreamId = role === "client" ? 1 : 2;
     this.#phase = role === "server" ? "preface" : "settings";
-    socket.on("data", (chunk: Buffer) => this.#onBytes(chunk));
+    if (reader === undefined) socket.on("data", (chunk: Buffer) => this.#onBytes(chunk, false));
+    else
+      reader.attach({
+        readTarget: () => undefined,
+        readSmall: () => false,
+        onRead: (buf, n) => {
+          this.#onBytes(Buffer.from(buf.buffer, buf.byteOffset, n), true);
+          return true;
+        },
+      });
     socket.on("error", (err: Error) => this.#ended(err));
     socket.on("close", () => this.#ended(undefined));
     socket.on("end", () => {
@@ -488,9 +506,15 @@ export class Http2Session {
 
   // --- receiving ---------------------------------------------------------------------------
 
-  #onBytes(chunk: Buffer): void {
+  /**
+   * Bytes read from the socket; `transient`: `chunk` is the reader's shared buffer, valid only
+   * during this call — what outlives it (a frame not yet whole, header block fragments) is
+   * copied, and DATA goes to streams whose readers copy what they keep.
+   */
+  #onBytes(chunk: Buffer, transient: boolean): void {
     if (this.#phase === "closed") return;
     this.#lastFrameAt = Date.now();
+    this.#transient = transient;
     let buf = chunk;
     let pos = 0;
     if (this.#dataLeft > 0) {
@@ -504,12 +528,13 @@ export class Http2Session {
       if (this.closed || pos === chunk.byteLength) return;
     } else if (this.#pendingBytes > 0) {
       // Joined only once the frame is whole: a frame trickled in byte by byte is copied once.
-      this.#pendingParts.push(chunk);
+      this.#pendingParts.push(this.#owned(chunk));
       this.#pendingBytes += chunk.byteLength;
       if (this.#pendingBytes < this.#pendingNeed) return;
       buf = Buffer.concat(this.#pendingParts, this.#pendingBytes);
       this.#pendingParts = [];
       this.#pendingBytes = 0;
+      this.#transient = false; // the joined copy is this session's
     }
     try {
       if (this.#phase === "preface") {
@@ -579,10 +604,15 @@ export class Http2Session {
 
   /** Keeps `buf[from …)` until `need` bytes from `from` have arrived. */
   #keep(buf: Buffer, from: number, need: number): void {
-    const rest = from === 0 ? buf : buf.subarray(from);
+    const rest = this.#owned(from === 0 ? buf : buf.subarray(from));
     this.#pendingParts = [rest];
     this.#pendingBytes = rest.byteLength;
     this.#pendingNeed = need;
+  }
+
+  /** `bytes` to keep past this read: a copy when the read is the reader's shared buffer. */
+  #owned(bytes: Buffer): Buffer {
+    return this.#transient ? Buffer.from(bytes) : bytes;
   }
 
   #onError(err: unknown): void {
@@ -782,7 +812,8 @@ export class Http2Session {
       this.#headerBlockDone(streamId, flags, buf, s, e);
       return;
     }
-    this.#headerBlock = { streamId, flags, parts: [buf.subarray(s, e)], bytes: e - s, frames: 1 };
+    const part = this.#owned(buf.subarray(s, e));
+    this.#headerBlock = { streamId, flags, parts: [part], bytes: e - s, frames: 1 };
     this.#checkBlockSize(this.#headerBlock.bytes, 1);
   }
 
@@ -793,7 +824,7 @@ export class Http2Session {
         H2Code.PROTOCOL_ERROR,
         `CONTINUATION without HEADERS on stream ${streamId}`,
       );
-    block.parts.push(buf.subarray(start, end));
+    block.parts.push(this.#owned(buf.subarray(start, end)));
     block.bytes += end - start;
     block.frames++;
     this.#checkBlockSize(block.bytes, block.frames);

@@ -12,9 +12,11 @@ import {
 } from "@nearwire/core";
 import { bindHandlers, type ServedMethod, serverCloseHook } from "@nearwire/core/transport-kit";
 import {
+  adoptAccepted,
   bindStreamListener,
   createPeerGate,
   parseAddress,
+  SocketReader,
   type StreamListener,
 } from "@nearwire/socket";
 import type { SessionLimits } from "../http2/http2-session.js";
@@ -121,16 +123,21 @@ export class GrpcServer implements Server, ConnectionHost {
           : `grpc-uds:${parsed.address}`;
       listener = await bindStreamListener(parsed, {
         socketMode: setup.socketMode,
-        onConnection: (socket) => {
+        onConnection: (accepted) => {
+          // A plain connection reads into a reused buffer (TLS decrypts into its own).
+          const reader = setup.tls === undefined ? new SocketReader() : undefined;
+          const adopted = reader === undefined ? undefined : adoptAccepted(accepted, reader);
+          const socket = adopted ?? accepted;
+          const read = adopted === undefined ? undefined : reader;
           if (!gate.checks) {
-            this.#serve(socket, { address: describe(socket) });
+            this.#serve(socket, { address: describe(socket) }, read);
             return;
           }
           // HTTP/2 starts only once the peer is admitted; a refused one is closed before it
           // (its client sees UNAVAILABLE: no status can reach it).
           const peer = gate.peerOf(socket, describe(socket));
           const start = (admitted: boolean): void => {
-            if (admitted && !socket.destroyed) this.#serve(socket, peer);
+            if (admitted && !socket.destroyed) this.#serve(socket, peer, read);
             else socket.destroy();
           };
           const admitted = gate.admit(peer);
@@ -154,7 +161,7 @@ export class GrpcServer implements Server, ConnectionHost {
     setup.onBound(this.#address);
   }
 
-  #serve(socket: net.Socket, peer: Peer): void {
+  #serve(socket: net.Socket, peer: Peer, reader: SocketReader | undefined): void {
     if (this.#state === "closed") {
       socket.destroy();
       return;
@@ -162,7 +169,7 @@ export class GrpcServer implements Server, ConnectionHost {
     socket.setNoDelay?.(true);
     const tls = this.#setup.tls;
     if (tls === undefined) {
-      this.#connections.add(new ServerConnection(socket, this, peer));
+      this.#connections.add(new ServerConnection(socket, this, peer, reader));
       return;
     }
     tls.wrap(socket, peer, (secured, tlsPeer) => {

@@ -4,6 +4,7 @@
  */
 import { Code, type HandlerErrorHook, NearwireError, type Peer } from "@nearwire/core";
 import type { ServedMethod } from "@nearwire/core/transport-kit";
+import type { SocketReader } from "@nearwire/socket";
 import { ACCEPT_ENCODING, encodingOf } from "../grpc/compression.js";
 import { parseGrpcTimeout } from "../grpc/grpc-timeout.js";
 import { BufferBudget, unfinishedMessageLimit } from "../grpc/message-reader.js";
@@ -42,7 +43,8 @@ export class ServerConnection implements CallHost {
   readonly closed: Promise<void>;
   readonly #host: ConnectionHost;
 
-  constructor(socket: WritableSocket, host: ConnectionHost, peer: Peer) {
+  /** `reader`: the `SocketReader` the socket reads through, if any (see `Http2Session`). */
+  constructor(socket: WritableSocket, host: ConnectionHost, peer: Peer, reader?: SocketReader) {
     this.#host = host;
     this.gate = host.gate;
     this.maxMessageBytes = host.maxMessageBytes;
@@ -54,22 +56,28 @@ export class ServerConnection implements CallHost {
     this.closed = new Promise((resolve) => {
       onClosed = resolve;
     });
-    this.session = new Http2Session(socket, "server", host.limits, {
-      onStream: (stream, fields, endStream) => this.#onStream(stream, fields, endStream),
-      onHeadersTooLarge: (stream) =>
-        this.#refuse(
-          stream,
-          "application/grpc",
-          new NearwireError(
-            Code.ResourceExhausted,
-            `request header list > maxHeaderListBytes ${host.limits.maxHeaderListBytes}`,
+    this.session = new Http2Session(
+      socket,
+      "server",
+      host.limits,
+      {
+        onStream: (stream, fields, endStream) => this.#onStream(stream, fields, endStream),
+        onHeadersTooLarge: (stream) =>
+          this.#refuse(
+            stream,
+            "application/grpc",
+            new NearwireError(
+              Code.ResourceExhausted,
+              `request header list > maxHeaderListBytes ${host.limits.maxHeaderListBytes}`,
+            ),
           ),
-        ),
-      onClose: () => {
-        host.connectionClosed(this);
-        onClosed();
+        onClose: () => {
+          host.connectionClosed(this);
+          onClosed();
+        },
       },
-    });
+      reader,
+    );
     this.session.startKeepalive();
   }
 
