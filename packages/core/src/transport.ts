@@ -44,8 +44,7 @@ export interface CallOptions {
    * message into it), instead of leaving one buffer per message to the garbage collector: the
    * client side of `lendMessages`. Ignored on other calls, on a client with interceptors
    * (one could keep messages), while diagnostics subscribers are listening, and on transports
-   * whose client does not reuse buffers (grpc-uds; its server does reuse a lending handler's
-   * request buffers). Default false.
+   * whose client does not reuse buffers. Default false.
    */
   lendMessages?: boolean;
 }

@@ -39,7 +39,21 @@ describe("grpc-uds senders reusing their send buffers", () => {
   });
 
   it("300 responses of 64 KiB from a server in another process arrive intact", async () => {
-    // A grpc-uds client does not lend: one receive buffer per response.
-    assertLending(await check(true, undefined, "responses"), false);
+    // Without lendMessages the client keeps one receive buffer per response.
+    assertLending(await check(false, undefined, "responses"), false);
+  });
+});
+
+// A client reading a response stream with `lendMessages: true`: each response, collected from
+// two DATA frames, goes into a buffer of the connection's pool that comes back when the caller
+// asks for the next; inside an interceptor nothing is lent.
+describe("lendMessages over grpc-uds (client side)", () => {
+  it("a lending caller's responses reuse a few buffers, each intact when taken", async () => {
+    assertLending(await check(true, undefined, "responses"), true);
+  });
+
+  it("inside an interceptor every response has a buffer of its own", async () => {
+    const pass: Interceptor = (next) => (req) => next(req);
+    assertLending(await check(true, [pass], "responses"), false);
   });
 });

@@ -15,6 +15,7 @@ import {
 import { CODEC_TRAILER } from "@nearwire/core/protocol";
 import {
   type BoundMethod,
+  type BufferPool,
   DeadlineTimer,
   type InboundStream,
   isErrorReason,
@@ -39,6 +40,8 @@ export interface CallSite {
   readonly maxMessageBytes: number;
   /** Bytes of unfinished response messages this connection may hold. */
   readonly budget: BufferBudget;
+  /** Where lent response messages' buffers come from and go back to (`lendMessages`). */
+  readonly lendPool: BufferPool;
   readonly highWaterMarkBytes: number;
   /** `:scheme` and `:authority` of every request. */
   readonly scheme: string;
@@ -107,6 +110,13 @@ export class ClientCall implements StreamListener, MessageSink {
       this.#fields = fields;
     } else {
       this.#fields = shared;
+    }
+    if (sink.kind === "stream" && options?.lendMessages === true) {
+      // The caller is done with a response when it asks for the next: a message collected from
+      // several DATA frames (or one of 4 KiB and more) goes back to the connection's pool then.
+      const pool = site.lendPool;
+      this.#reader.lendFrom(pool);
+      sink.inbound.lend((frame) => pool.give(frame));
     }
     if (sink.kind === "stream") {
       sink.inbound.bind(
@@ -333,10 +343,12 @@ export class ClientCall implements StreamListener, MessageSink {
   }
 
   /** A response message (MessageSink). */
-  onMessage(compressed: boolean, raw: Uint8Array): void {
+  onMessage(compressed: boolean, raw: Uint8Array, pooled: boolean): void {
     const bytes = compressed
       ? decompress(this.#encoding, raw, this.#site.maxMessageBytes, "response")
       : raw;
+    // Decoded from the inflated copy: the pooled bytes are free at once.
+    if (pooled && compressed) this.#site.lendPool.give(raw);
     let value: unknown;
     try {
       value = this.#bound.output.decode(bytes);
@@ -348,7 +360,7 @@ export class ClientCall implements StreamListener, MessageSink {
     }
     const sink = this.#sink;
     if (sink.kind === "stream") {
-      sink.inbound.push(value);
+      sink.inbound.push(value, pooled && !compressed ? raw : undefined);
       return;
     }
     this.#responses++;
