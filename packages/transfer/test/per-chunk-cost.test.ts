@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
@@ -85,6 +87,31 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
     // The response stream's next() and the `for await` on it (with async_hooks on, V8 makes a
     // promise per await), plus a few per 512 KiB batch write (one per 8 chunks): measured 2.3.
     assert.ok(perChunk.promises <= 2.8, `promises per chunk: ${perChunk.promises}`);
+  });
+
+  it("a download into a Writable makes none with lendChunks, one per chunk without", async (t) => {
+    const intoWritable = (lendChunks: boolean) => (chunks: number) => async () => {
+      const hash = createHash("sha256");
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          hash.update(chunk);
+          cb();
+        },
+      });
+      const got = await client.download(`d${chunks}.bin`, sink, { lendChunks });
+      assert.equal(hash.digest("hex"), got.sha256);
+    };
+    await intoWritable(true)(320)(); // warm-up
+    const lent = await steadyPerChunk(intoWritable(true));
+    await intoWritable(false)(320)();
+    const fresh = await steadyPerChunk(intoWritable(false));
+    t.diagnostic(
+      `per chunk: lent ${JSON.stringify(lent.perChunk)}, not ${JSON.stringify(fresh.perChunk)}`,
+    );
+    // Without the option each chunk is a buffer of its own, the Writable's to keep: the
+    // counter sees it (the method's sanity check); with it, a few buffers go round.
+    assert.ok(fresh.perChunk.bigBuffers > 0.9, `not lent: ${JSON.stringify(fresh.perChunk)}`);
+    assert.ok(lent.perChunk.bigBuffers < 0.05, `lent: ${JSON.stringify(lent)}`);
   });
 });
 

@@ -267,7 +267,7 @@ async function client(args: ClientArgs): Promise<void> {
         await c.download(name, dest);
       } else {
         const sink = discard();
-        await c.download(name, sink);
+        await c.download(name, sink, { lendChunks: true }); // it is done with a chunk at once
         sink.end();
       }
     };

@@ -6,7 +6,8 @@
  *   `-tmpfs` rows with the server's root on tmpfs (no disk: what the service costs by itself).
  * - `large`: one big transfer one way (upload or download), `file` (file to file, through the
  *   page cache of the same disk) or `memory` (a generated source or a discarding sink on the
- *   client, the server's root on tmpfs: no disk anywhere): GB/s, CPU of both sides, RSS growth.
+ *   client, downloads with `lendChunks`; the server's root on tmpfs: no disk anywhere): GB/s, CPU
+ *   of both sides, RSS growth.
  * - `many`: `concurrency` transfers of `bytes` each at once on one connection (RSS growth).
  * - `baseline`: `cp` (and `cp` + fsync) of the same file on the same disk, and a bare
  *   `node:net` + `stream.pipeline` copy over a Unix socket between two processes.

@@ -13,6 +13,7 @@ import { localFsError } from "../local-fs-error.js";
 import { decodedBytes, plainBytes } from "../plain-bytes.js";
 import type { DownloadChunk, DownloadRequest, TransferServiceDefinition } from "../service.js";
 import { fsyncDir } from "./fsync-dir.js";
+import { lentChunkWriter } from "./lent-chunks.js";
 import { type AttemptResult, callOptions, type TransferCallOptions } from "./options.js";
 
 const EMPTY = new Uint8Array(0);
@@ -106,7 +107,11 @@ export async function downloadToPath(
   }
 }
 
-/** One attempt of a download into a Writable (from byte 0; the stream is not ended). */
+/**
+ * One attempt of a download into a Writable (from byte 0; the stream is not ended). With
+ * `lendChunks` the Writable is given reused buffers (see {@link lentChunkWriter}) and the
+ * attempt ends once it has called back for every chunk.
+ */
 export async function downloadToStream(
   rpc: Client<TransferServiceDefinition>,
   name: string,
@@ -115,19 +120,27 @@ export async function downloadToStream(
   opts: TransferCallOptions,
 ): Promise<AttemptResult> {
   const req: DownloadRequest = { name, offsetBytes: 0, prefixSha256: EMPTY, chunkBytes };
+  const lent = opts.lendChunks === true ? lentChunkWriter(dest) : undefined;
   // Not lent: each chunk's bytes are this side's to keep, so the stream takes them as they
   // are (a view, no copy), as a Writable owns what it is given.
-  const got = await verifiedChunks(rpc.download(req, callOptions(opts)), {
-    name,
-    offsetBytes: 0,
-    hash: createHash("sha256"),
-    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
-    write: (data) => {
-      const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-      if (!dest.write(view)) return once(dest, "drain").then(() => {});
-      return undefined;
+  const got = await verifiedChunks(
+    rpc.download(req, lent === undefined ? callOptions(opts) : lendingCallOptions(opts)),
+    {
+      name,
+      offsetBytes: 0,
+      hash: createHash("sha256"),
+      ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
+      write:
+        lent === undefined
+          ? (data) => {
+              const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+              if (!dest.write(view)) return once(dest, "drain").then(() => {});
+              return undefined;
+            }
+          : (data) => lent.write(data),
     },
-  });
+  );
+  await lent?.drain();
   if (!got.matches) throw digestMismatch(got.sizeBytes);
   return {
     name,

@@ -36,6 +36,15 @@ export interface TransferCallOptions {
   maxAttempts?: number;
   /** Upload of a stream source: its size, checked by the server. Default unknown. */
   sizeBytes?: number;
+  /**
+   * Download into a Writable: the Writable is done with each chunk once the write's callback
+   * has run (true of a file or socket stream and of most sinks; not of a PassThrough, or of one
+   * that keeps the chunks it is given). The client then writes from a few reused buffers (about
+   * 1 MiB, copied into), not a fresh buffer per chunk: no garbage per chunk, and flat memory.
+   * The download ends once every write has called back. Default false (each chunk is the
+   * Writable's to keep). Ignored for a path destination, which reuses its buffers anyway.
+   */
+  lendChunks?: boolean;
 }
 
 /** The outcome of a finished upload or download. */
