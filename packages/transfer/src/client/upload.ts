@@ -36,13 +36,18 @@ export async function uploadOnce(
     const st = await rpc.status({ name }, callOptions(opts));
     if (st.partialBytes > 0 && st.partialSizeBytes === sizeBytes) resumeAt = st.partialBytes;
   }
-  const progress = (transferredBytes: number) =>
-    opts.onProgress?.({
-      name,
-      transferredBytes,
-      totalBytes: sizeBytes,
-      resumedFromBytes: resumeAt,
-    });
+  // No progress once the attempt is over: the engine may still pull a message it will not send
+  // after the call failed (or was cancelled), and a report after the failure would be a lie.
+  let over = false;
+  const progress = (transferredBytes: number) => {
+    if (!over)
+      opts.onProgress?.({
+        name,
+        transferredBytes,
+        totalBytes: sizeBytes,
+        resumedFromBytes: resumeAt,
+      });
+  };
   const hash = createHash("sha256");
   const sent = { totalBytes: 0 };
   progress(resumeAt);
@@ -68,7 +73,9 @@ export async function uploadOnce(
           progress,
           sent,
         });
-  const reply = await rpc.upload(messages, callOptions(opts));
+  const reply = await rpc.upload(messages, callOptions(opts)).finally(() => {
+    over = true;
+  });
   if (!reply.committed)
     throw new NearwireError(Code.Internal, `upload of ${sent.totalBytes} B ended uncommitted`);
   return {
