@@ -71,10 +71,10 @@ const EMPTY = new Uint8Array(0);
  * Sends a large message encoded in place (identity encoding, a codec with `encodeIntoRange`):
  * behind its prefix into a buffer of the session's send pool that holds `sizeHint` bytes and a
  * quarter more (the size of the call's last message), sent as its own buffer and given back to
- * the pool once the socket has written it. Returns the message's size, or -1 when nothing was
- * sent (no room in that buffer, over `maxMessageBytes`, the codec threw): the caller then
- * encodes as usual, which also reports the error. When flow control holds part of the message
- * back, its buffer stays with the stream and is not reused.
+ * the pool once the socket has written it — also when flow control held part of it back until a
+ * WINDOW_UPDATE (a stream that ends first drops the buffer). Returns the message's size, or -1
+ * when nothing was sent (no room in that buffer, over `maxMessageBytes`, the codec threw): the
+ * caller then encodes as usual, which also reports the error.
  */
 export function sendMessageInPlace(
   session: Http2Session,
@@ -102,8 +102,7 @@ export function sendMessageInPlace(
   }
   buffer[0] = 0;
   writeU32(buffer, 1, n);
-  if (session.sendData(stream, buffer, 0, MESSAGE_PREFIX_BYTES + n, endStream))
-    session.writer.whenWritten(() => pool.give(buffer));
+  session.sendData(stream, buffer, 0, MESSAGE_PREFIX_BYTES + n, endStream, () => pool.give(buffer));
   return n;
 }
 

@@ -30,6 +30,8 @@ export interface PendingSend {
   endStream: boolean;
   /** Trailers to send (as HEADERS with END_STREAM) once the data before them is out. */
   trailers: string[] | undefined;
+  /** Runs once the socket has written the last of these bytes (see `Http2Session.sendData`). */
+  sent?: (() => void) | undefined;
 }
 
 const NOBODY: StreamListener = {

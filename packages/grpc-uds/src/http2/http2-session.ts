@@ -309,7 +309,9 @@ export class Http2Session {
   /**
    * Sends `bytes[start … end)` as DATA within the flow-control windows; what does not fit waits
    * (in order, with anything sent after it) until WINDOW_UPDATE. The bytes must not change until
-   * sent. Returns true when nothing waits on this stream.
+   * sent: `sent`, if given, runs once the socket has written the last of them (now or after a
+   * WINDOW_UPDATE; never when the stream ends first — the bytes are then dropped, not reused).
+   * Returns true when nothing waits on this stream.
    */
   sendData(
     stream: H2Stream,
@@ -317,10 +319,11 @@ export class Http2Session {
     start: number,
     end: number,
     endStream: boolean,
+    sent?: () => void,
   ): boolean {
     if (stream.localEnded || this.#phase === "closed") return true;
     if (stream.pending !== undefined) {
-      stream.pending.push({ bytes, start, end, endStream, trailers: undefined });
+      stream.pending.push({ bytes, start, end, endStream, trailers: undefined, sent });
       return false;
     }
     let pos = start;
@@ -329,7 +332,7 @@ export class Http2Session {
     while (pos < end) {
       const n = Math.min(end - pos, stream.sendWindow, this.#connSendWindow, max);
       if (n <= 0) {
-        stream.pending = [{ bytes, start: pos, end, endStream, trailers: undefined }];
+        stream.pending = [{ bytes, start: pos, end, endStream, trailers: undefined, sent }];
         this.#blocked.add(stream);
         return false;
       }
@@ -347,6 +350,7 @@ export class Http2Session {
       pos += n;
     }
     if (start === end && endStream) writer.frame(FrameType.DATA, FrameFlag.END_STREAM, stream.id);
+    if (sent !== undefined) writer.whenWritten(sent);
     if (endStream) this.#endLocal(stream);
     return true;
   }
@@ -1159,7 +1163,15 @@ export class Http2Session {
     // Each send queues itself again (behind the first that finds no window): order is kept.
     for (const item of pending) {
       if (item.trailers !== undefined) this.sendHeaders(stream, item.trailers, true);
-      else this.sendData(stream, item.bytes as Uint8Array, item.start, item.end, item.endStream);
+      else
+        this.sendData(
+          stream,
+          item.bytes as Uint8Array,
+          item.start,
+          item.end,
+          item.endStream,
+          item.sent,
+        );
     }
     if (stream.pending === undefined) stream.listener.onWritable?.(stream);
   }
