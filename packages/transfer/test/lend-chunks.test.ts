@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { once } from "node:events";
+import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
@@ -11,7 +12,7 @@ import { createUdsTransport } from "@nearwire/uds";
 import { LENT_CHUNK_BYTES } from "../src/client/lent-chunks.js";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferClient, type TransferClient } from "../src/index.js";
-import { randomFile, tmpDir } from "./support/rig.js";
+import { randomFile, sha256, tmpDir } from "./support/rig.js";
 
 const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const CHUNK = 64 * 1024;
@@ -106,6 +107,38 @@ describe("download into a Writable with lendChunks (uds, server process)", () =>
     const got = await client.download("f.bin", sink);
     assert.equal(got.sha256, sha);
     assert.equal(createHash("sha256").update(Buffer.concat(kept)).digest("hex"), sha);
+  });
+
+  it("lends by default to a file stream, not when told not to", async () => {
+    for (const lendChunks of [undefined, false]) {
+      const path = join(tmp.dir, `ws-${String(lendChunks)}.bin`);
+      const ws = createWriteStream(path);
+      const buffers = new Set<ArrayBufferLike>();
+      const write = ws._write.bind(ws);
+      const writev = ws._writev?.bind(ws);
+      ws._write = (chunk: Buffer, enc, cb) => {
+        buffers.add(chunk.buffer);
+        write(chunk, enc, cb);
+      };
+      if (writev !== undefined)
+        ws._writev = (chunks, cb) => {
+          for (const c of chunks) buffers.add((c.chunk as Buffer).buffer);
+          writev(chunks, cb);
+        };
+      const got = await client.download(
+        "f.bin",
+        ws,
+        lendChunks === undefined ? {} : { lendChunks },
+      );
+      ws.end();
+      await once(ws, "close");
+      assert.equal(got.sha256, sha);
+      assert.equal(sha256(path), sha, "the file as written");
+      const chunks = Math.ceil(SIZE / CHUNK);
+      if (lendChunks === undefined)
+        assert.ok(buffers.size <= LENT_CHUNK_BYTES / CHUNK + 1, `buffers: ${buffers.size}`);
+      else assert.ok(buffers.size >= chunks - 1, `buffers: ${buffers.size} for ${chunks} chunks`);
+    }
   });
 
   it("fails with the sink's error, and the connection still serves", async () => {

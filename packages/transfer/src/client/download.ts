@@ -1,7 +1,8 @@
 import { createHash, type Hash, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
-import { constants, write } from "node:fs";
+import { constants, WriteStream, write } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
+import { Socket } from "node:net";
 import { dirname } from "node:path";
 import type { CallOptions, Client } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
@@ -109,8 +110,8 @@ export async function downloadToPath(
 
 /**
  * One attempt of a download into a Writable (from byte 0; the stream is not ended). With
- * `lendChunks` the Writable is given reused buffers (see {@link lentChunkWriter}) and the
- * attempt ends once it has called back for every chunk.
+ * `lendChunks` (the default for a file stream or a socket) the Writable is given reused buffers
+ * (see {@link lentChunkWriter}) and the attempt ends once it has called back for every chunk.
  */
 export async function downloadToStream(
   rpc: Client<TransferServiceDefinition>,
@@ -120,7 +121,7 @@ export async function downloadToStream(
   opts: TransferCallOptions,
 ): Promise<AttemptResult> {
   const req: DownloadRequest = { name, offsetBytes: 0, prefixSha256: EMPTY, chunkBytes };
-  const lent = opts.lendChunks === true ? lentChunkWriter(dest) : undefined;
+  const lent = (opts.lendChunks ?? donePerCallback(dest)) ? lentChunkWriter(dest) : undefined;
   // Not lent: each chunk's bytes are this side's to keep, so the stream takes them as they
   // are (a view, no copy), as a Writable owns what it is given.
   const got = await verifiedChunks(
@@ -148,6 +149,14 @@ export async function downloadToStream(
     sha256: got.digest.toString("hex"),
     resumedFromBytes: 0,
   };
+}
+
+/**
+ * Writables known to be done with a chunk once they call back: a file stream (the bytes are in
+ * the file) and a socket (in the kernel). `lendChunks` defaults to true for these.
+ */
+function donePerCallback(dest: NodeJS.WritableStream): boolean {
+  return dest instanceof WriteStream || dest instanceof Socket;
 }
 
 /** Where a download's chunks go, and where it starts. */

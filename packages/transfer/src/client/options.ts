@@ -41,8 +41,9 @@ export interface TransferCallOptions {
    * has run (true of a file or socket stream and of most sinks; not of a PassThrough, or of one
    * that keeps the chunks it is given). The client then writes from a few reused buffers (about
    * 1 MiB, copied into), not a fresh buffer per chunk: no garbage per chunk, and flat memory.
-   * The download ends once every write has called back. Default false (each chunk is the
-   * Writable's to keep). Ignored for a path destination, which reuses its buffers anyway.
+   * The download ends once every write has called back. Default true for an `fs.WriteStream`
+   * or a `net.Socket`, else false (each chunk is the Writable's to keep). Ignored for a path
+   * destination, which reuses its buffers anyway.
    */
   lendChunks?: boolean;
 }
