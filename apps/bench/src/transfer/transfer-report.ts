@@ -342,7 +342,7 @@ export function transferMethod(report: TransferReport): string {
       report.runs.flatMap((r) => (r.spec.kind === "seed" ? [] : [sizeLabel(r.spec.bytes)])),
     ),
   ];
-  return `Profile ${report.profile}; every case runs a fresh server process and a fresh client process${report.pin ? " (server on core 1, client on core 0)" : ""}; files under ${report.fileDir}${report.memoryDir === undefined ? "" : `, memory roots under ${report.memoryDir}`}; sizes ${sizes.join(", ") || "—"}; 64 KiB chunks; run ${report.startedAt} → ${report.finishedAt}; 1-minute load average ${report.loadAverage.start.toFixed(1)} at the start and ${report.loadAverage.end.toFixed(1)} at the end on ${report.cores} cores (above the core count, other processes shared the CPUs and the figures are low). Measure it alone with \`nearwire-bench transfer\` (\`--small\`, \`--full\`).`;
+  return `Profile ${report.profile}; every case runs a fresh server process and a fresh client process${report.pin ? " (server on core 1, client on core 0)" : ""}; files under ${report.fileDir}${report.memoryDir === undefined ? "" : `, memory roots under ${report.memoryDir}`}; sizes ${sizes.join(", ") || "—"}; 64 KiB chunks; run ${report.startedAt} → ${report.finishedAt}; 1-minute load average ${report.loadAverage.start.toFixed(1)} at the start (what else ran: near 1 or above, every row is low) and ${report.loadAverage.end.toFixed(1)} at the end on ${report.cores} cores (this one counts the bench's own server, client and threads waiting on fsync). Measure it alone with \`nearwire-bench transfer\` (\`--small\`, \`--full\`).`;
 }
 
 /** The transfer section as Markdown (level-2 heading). */
