@@ -1,20 +1,14 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
-import type { ClientConnection } from "@nearwire/core";
-import { createUdsTransport } from "@nearwire/uds";
 import { LENT_CHUNK_BYTES } from "../src/client/lent-chunks.js";
-import { transferCodec } from "../src/codecs/index.js";
-import { createTransferClient, type TransferClient } from "../src/index.js";
-import { randomFile, sha256, tmpDir } from "./support/rig.js";
+import type { TransferClient } from "../src/index.js";
+import { type ProcessRig, processRig, randomFile, sha256 } from "./support/rig.js";
 
-const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const CHUNK = 64 * 1024;
 const SIZE = 5 * 1024 * 1024 + 777;
 
@@ -24,32 +18,18 @@ const SIZE = 5 * 1024 * 1024 + 777;
  * before its callback would show up as a wrong SHA-256.
  */
 describe("download into a Writable with lendChunks (uds, server process)", () => {
-  const tmp = tmpDir();
-  const root = join(tmp.dir, "root");
-  const address = join(tmp.dir, "t.sock");
-  let server: ServerProcess | undefined;
-  let connection: ClientConnection | undefined;
+  let rig: ProcessRig;
   let client: TransferClient;
   let sha: string;
 
   before(async () => {
-    mkdirSync(root);
-    server = await startServerProcess(
-      CLI,
-      ["serve", "--root", root, "--address", address, "--codec", "raw", "--durable", "none"],
-      { readyPrefix: "serving" },
-    );
-    connection = await createUdsTransport({ address }).connect();
-    client = createTransferClient({ connection, codec: transferCodec("raw"), chunkBytes: CHUNK });
-    const src = join(tmp.dir, "src.bin");
+    rig = await processRig(CHUNK);
+    client = rig.client;
+    const src = join(rig.dir, "src.bin");
     sha = randomFile(src, SIZE);
     await client.upload(src, "f.bin");
   });
-  after(async () => {
-    await connection?.close();
-    await server?.stop();
-    tmp.cleanup();
-  });
+  after(() => rig.close());
 
   /** A sink that hashes each chunk when it calls back, `delay` later; counts what it holds. */
   function lateSink(delay: (i: number) => number, failAt = -1) {
@@ -111,7 +91,7 @@ describe("download into a Writable with lendChunks (uds, server process)", () =>
 
   it("lends by default to a file stream, not when told not to", async () => {
     for (const lendChunks of [undefined, false]) {
-      const path = join(tmp.dir, `ws-${String(lendChunks)}.bin`);
+      const path = join(rig.dir, `ws-${String(lendChunks)}.bin`);
       const ws = createWriteStream(path);
       const buffers = new Set<ArrayBufferLike>();
       const write = ws._write.bind(ws);

@@ -1,19 +1,12 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { type ServerProcess, startServerProcess } from "@nearwire/conformance";
-import type { ClientConnection } from "@nearwire/core";
-import { createUdsTransport } from "@nearwire/uds";
-import { transferCodec } from "../src/codecs/index.js";
-import { createTransferClient, type TransferClient } from "../src/index.js";
+import type { TransferClient } from "../src/index.js";
 import { type AllocationCount, countAllocations } from "./support/alloc-count.js";
-import { randomFile, tmpDir } from "./support/rig.js";
+import { type ProcessRig, processRig, randomFile } from "./support/rig.js";
 
-const CLI = fileURLToPath(new URL("../src/cli/cli.ts", import.meta.url));
 const CHUNK = 64 * 1024;
 
 /*
@@ -22,33 +15,19 @@ const CHUNK = 64 * 1024;
  * chunk, so that what a call costs once (status, opening the file, the reply) drops out.
  */
 describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
-  const tmp = tmpDir();
-  const root = join(tmp.dir, "root");
-  const address = join(tmp.dir, "t.sock");
-  let server: ServerProcess | undefined;
-  let connection: ClientConnection | undefined;
+  let rig: ProcessRig;
   let client: TransferClient;
   const files: Record<number, string> = {};
 
   before(async () => {
-    mkdirSync(root);
-    server = await startServerProcess(
-      CLI,
-      ["serve", "--root", root, "--address", address, "--codec", "raw", "--durable", "none"],
-      { readyPrefix: "serving" },
-    );
-    connection = await createUdsTransport({ address }).connect();
-    client = createTransferClient({ connection, codec: transferCodec("raw"), chunkBytes: CHUNK });
+    rig = await processRig(CHUNK);
+    client = rig.client;
     for (const chunks of [64, 320]) {
-      files[chunks] = join(tmp.dir, `f${chunks}.bin`);
+      files[chunks] = join(rig.dir, `f${chunks}.bin`);
       randomFile(files[chunks] as string, chunks * CHUNK);
     }
   });
-  after(async () => {
-    await connection?.close();
-    await server?.stop();
-    tmp.cleanup();
-  });
+  after(() => rig.close());
 
   it("makes no buffer of 4 KiB or more and about 2 promises per chunk", async (t) => {
     const upload = (chunks: number) => async () => {
@@ -72,7 +51,7 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
   it("a download makes no buffer of 4 KiB or more per chunk either", async (t) => {
     for (const chunks of [64, 320]) await client.upload(files[chunks] as string, `d${chunks}.bin`);
     const download = (chunks: number) => async () => {
-      await client.download(`d${chunks}.bin`, join(tmp.dir, `got${chunks}.bin`));
+      await client.download(`d${chunks}.bin`, join(rig.dir, `got${chunks}.bin`));
     };
     await download(320)(); // warm-up
     const { small, large, perChunk } = await steadyPerChunk(download);

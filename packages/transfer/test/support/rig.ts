@@ -2,8 +2,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startServerProcess } from "@nearwire/conformance";
 import type { Client, ClientConnection, Codec } from "@nearwire/core";
 import { createMemoryTransport } from "@nearwire/core";
+import { createUdsTransport } from "@nearwire/uds";
+import { transferCodec } from "../../src/codecs/index.js";
 import {
   createTransferClient,
   createTransferHandlers,
@@ -83,4 +87,38 @@ export async function waitIdle(rig: { client: TransferClient }, name: string) {
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`upload of ${name} still active`);
+}
+
+/** A transfer server in another process (the CLI, raw codec, no fsync) and a uds client of it. */
+export interface ProcessRig {
+  /** The temporary directory (the server's root is `root` in it). */
+  readonly dir: string;
+  readonly client: TransferClient;
+  /** Closes the connection, stops the server and removes the directory. */
+  close(): Promise<void>;
+}
+
+/** Starts a {@link ProcessRig} whose client sends and asks for `chunkBytes` chunks. */
+export async function processRig(chunkBytes: number): Promise<ProcessRig> {
+  const tmp = tmpDir();
+  const root = join(tmp.dir, "root");
+  const address = join(tmp.dir, "t.sock");
+  mkdirSync(root);
+  const cli = fileURLToPath(new URL("../../src/cli/cli.ts", import.meta.url));
+  const server = await startServerProcess(
+    cli,
+    ["serve", "--root", root, "--address", address, "--codec", "raw", "--durable", "none"],
+    { readyPrefix: "serving" },
+  );
+  const connection = await createUdsTransport({ address }).connect();
+  const client = createTransferClient({ connection, codec: transferCodec("raw"), chunkBytes });
+  return {
+    dir: tmp.dir,
+    client,
+    async close() {
+      await connection.close();
+      await server.stop();
+      tmp.cleanup();
+    },
+  };
 }
