@@ -3,8 +3,9 @@ import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
+import { Code } from "@nearwire/core";
 import { LENT_CHUNK_BYTES } from "../src/client/lent-chunks.js";
 import type { TransferClient } from "../src/index.js";
 import { type ProcessRig, processRig, randomFile, sha256 } from "./support/rig.js";
@@ -119,6 +120,19 @@ describe("download into a Writable with lendChunks (uds, server process)", () =>
         assert.ok(buffers.size <= LENT_CHUNK_BYTES / CHUNK + 1, `buffers: ${buffers.size}`);
       else assert.ok(buffers.size >= chunks - 1, `buffers: ${buffers.size} for ${chunks} chunks`);
     }
+  });
+
+  it("refuses lendChunks for a PassThrough, before any call; the connection still serves", async () => {
+    const through = new PassThrough();
+    const kept: Buffer[] = [];
+    through.on("data", (c: Buffer) => kept.push(c));
+    await assert.rejects(client.download("f.bin", through, { lendChunks: true }), {
+      code: Code.InvalidArgument,
+      message: /PassThrough keeps the chunks.*leave lendChunks off/,
+    });
+    assert.equal(kept.length, 0, "nothing was written to it");
+    const s = lateSink(() => 0);
+    assert.equal((await client.download("f.bin", s.sink, { lendChunks: true })).sha256, sha);
   });
 
   it("fails with the sink's error, and the connection still serves", async () => {

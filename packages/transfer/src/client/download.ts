@@ -4,6 +4,7 @@ import { constants, WriteStream, write } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { Socket } from "node:net";
 import { dirname } from "node:path";
+import { Transform } from "node:stream";
 import type { CallOptions, Client } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
@@ -121,6 +122,11 @@ export async function downloadToStream(
   opts: TransferCallOptions,
 ): Promise<AttemptResult> {
   const req: DownloadRequest = { name, offsetBytes: 0, prefixSha256: EMPTY, chunkBytes };
+  if (opts.lendChunks === true && dest instanceof Transform)
+    throw new NearwireError(
+      Code.InvalidArgument,
+      "lendChunks: a Transform or PassThrough keeps the chunks it is given past its write callback; leave lendChunks off for it",
+    );
   const lent = (opts.lendChunks ?? donePerCallback(dest)) ? lentChunkWriter(dest) : undefined;
   // Not lent: each chunk's bytes are this side's to keep, so the stream takes them as they
   // are (a view, no copy), as a Writable owns what it is given.
