@@ -1020,6 +1020,24 @@ describe("grpc-uds hostile HTTP/2 peers (server in a child process)", () => {
       });
     });
 
+    it("a refused call's request (unknown method) sent after its trailers-only answer is read and dropped: no RST_STREAM, the connection serves on", {
+      timeout: 20_000,
+    }, async (t) => {
+      await hostile(t, async () => {
+        // What curl does when the answer beats its upload: the status is not the end of the
+        // request, which still arrives and must not be taken for DATA on a closed stream.
+        const c = await raw();
+        c.send(headers(1, grpcRequestBlock("/nearwire.test.Test/nope")));
+        await c.waitFor(() => c.ended.has(1) || c.resets.has(1), 3000);
+        assert.equal(fieldOf(lastFields(c, 1), "grpc-status"), "12", `refused (${saw(c)})`);
+        c.send(data(1, grpcJson({ id: 1, text: "body after the status" })));
+        c.send(data(1, grpcJson({ id: 2, text: "and its end" }), true));
+        await expectServed(c, 3, "after a refused call's late request");
+        assert.equal(c.resets.get(1), undefined, "the refused stream was not reset");
+        assert.equal(c.goAway, undefined);
+      });
+    });
+
     it("DATA after END_STREAM on a stream still being answered → RST_STREAM STREAM_CLOSED", {
       timeout: 20_000,
     }, async (t) => {
