@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { describe, it } from "node:test";
+import { coreLoopMs } from "../src/measure/core-speed.js";
 import { escapeHtml, tableHtml } from "../src/report/html-report.js";
 import { runTransferBench, type TransferReport } from "../src/transfer/transfer-bench.js";
 import { runTransferCommand, TRANSFER_USAGE } from "../src/transfer/transfer-command.js";
@@ -14,6 +15,7 @@ import {
   RSS_GROWTH_LIMIT_BYTES,
   transferHtml,
   transferMarkdown,
+  transferMethod,
   transferTables,
 } from "../src/transfer/transfer-report.js";
 import { HISTORY } from "./support/fixture-report.js";
@@ -296,6 +298,22 @@ describe("transfer report", () => {
     assert.equal(uds[col("server JS thread s")], "0.40");
   });
 
+  it("the cores' speed at both ends, and a core more than 10 % slower than the other named", () => {
+    const report = fixture();
+    assert.doesNotMatch(transferMethod(report), /Core speed/, "not measured: not mentioned");
+    report.coreLoopMs = { start: [100, 137], end: [101, 104] };
+    const text = transferMethod(report);
+    assert.match(
+      text,
+      /took 100 ms on core 0, 137 ms on core 1 before the first case and 101 ms on core 0, 104 ms on core 1 after the last\./,
+    );
+    assert.match(text, /At the start, core 1 ran it 37 % slower than core 0/);
+    assert.doesNotMatch(text, /At the end/, "3 % apart is within the 10 %");
+    report.coreLoopMs = { start: [100, 101], end: [150, 100] };
+    assert.match(transferMethod(report), /At the end, core 0 ran it 50 % slower than core 1/);
+    assert.doesNotMatch(transferMethod(report), /At the start/);
+  });
+
   it("Markdown and HTML carry the scenario's rows beside the published Go figures", () => {
     const md = transferMarkdown(fixture());
     assert.doesNotMatch(md, HISTORY);
@@ -345,6 +363,15 @@ describe("transfer runs", () => {
     assert.ok(run.server.peakRssBytes > 0);
     assert.match(lines[0] ?? "", /memory-upload-8MiB .* GB\/s/);
     assert.deepEqual(mine(), before);
+  });
+
+  it("the core-speed loop runs pinned on each core and times it", () => {
+    const cores = Math.min(2, availableParallelism());
+    const ms = coreLoopMs(cores);
+    assert.ok(ms !== undefined, "taskset and the loop ran");
+    assert.equal(ms.length, cores);
+    // 2·10^8 additions: far more than 1 ms and far less than 30 s on any machine this runs on.
+    for (const m of ms) assert.ok(m > 1 && m < 30_000, `loop ${m} ms`);
   });
 
   it("a bad argument of the subcommand is a usage error (exit 2)", async () => {

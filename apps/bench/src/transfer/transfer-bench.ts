@@ -15,6 +15,7 @@ import {
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { coreLoopMs } from "../measure/core-speed.js";
 import { buildGoBench, type GoBuild } from "../measure/go-build.js";
 import { runGoSeed } from "./go-seed.js";
 import type {
@@ -70,6 +71,11 @@ export interface TransferReport {
   memoryDir: string | undefined;
   /** 1-minute load average of the machine when the run began and ended (other processes). */
   loadAverage: { start: number; end: number };
+  /**
+   * Milliseconds of a fixed CPU-bound loop on each core (index = core) before the first case
+   * and after the last (`core-speed.ts`), when the run is pinned and `taskset` runs.
+   */
+  coreLoopMs?: { start: number[]; end: number[] };
   /** Logical cores of the machine. */
   cores: number;
   runs: TransferRun[];
@@ -195,6 +201,8 @@ export async function runTransferBench(
 ): Promise<TransferReport> {
   const startedAt = new Date().toISOString();
   const loadAtStart = loadavg()[0] as number;
+  const cores = availableParallelism();
+  const loopAtStart = settings.pin ? coreLoopMs(cores) : undefined;
   const rig = new Rig(settings);
   const runs: TransferRun[] = [];
   try {
@@ -217,6 +225,7 @@ export async function runTransferBench(
   } finally {
     await rig.dispose();
   }
+  const loopAtEnd = loopAtStart === undefined ? undefined : coreLoopMs(cores);
   return {
     profile: settings.profile,
     startedAt,
@@ -226,7 +235,10 @@ export async function runTransferBench(
     fileDir: `${tmpdir()} (${fsType(tmpdir())})`,
     memoryDir: rig.memoryDir === undefined ? undefined : `/dev/shm (${fsType("/dev/shm")})`,
     loadAverage: { start: loadAtStart, end: loadavg()[0] as number },
-    cores: availableParallelism(),
+    ...(loopAtStart === undefined || loopAtEnd === undefined
+      ? {}
+      : { coreLoopMs: { start: loopAtStart, end: loopAtEnd } }),
+    cores,
     runs,
   };
 }

@@ -1,3 +1,4 @@
+import { CORE_LOOP_WHAT } from "../measure/core-speed.js";
 import { fmt3, fmtCount, fmtNs, fmtRatio, markdownTable } from "../report/format.js";
 import type { Table } from "../report/table.js";
 import type { TransferReport, TransferRun } from "./transfer-bench.js";
@@ -342,7 +343,24 @@ export function transferMethod(report: TransferReport): string {
       report.runs.flatMap((r) => (r.spec.kind === "seed" ? [] : [sizeLabel(r.spec.bytes)])),
     ),
   ];
-  return `Profile ${report.profile}; every case runs a fresh server process and a fresh client process${report.pin ? " (server on core 1, client on core 0)" : ""}; files under ${report.fileDir}${report.memoryDir === undefined ? "" : `, memory roots under ${report.memoryDir}`}; sizes ${sizes.join(", ") || "—"}; 64 KiB chunks; run ${report.startedAt} → ${report.finishedAt}; 1-minute load average ${report.loadAverage.start.toFixed(1)} at the start (what else ran: near 1 or above, every row is low) and ${report.loadAverage.end.toFixed(1)} at the end on ${report.cores} cores (this one counts the bench's own server, client and threads waiting on fsync). Measure it alone with \`nearwire-bench transfer\` (\`--small\`, \`--full\`).`;
+  return `Profile ${report.profile}; every case runs a fresh server process and a fresh client process${report.pin ? " (server on core 1, client on core 0)" : ""}; files under ${report.fileDir}${report.memoryDir === undefined ? "" : `, memory roots under ${report.memoryDir}`}; sizes ${sizes.join(", ") || "—"}; 64 KiB chunks; run ${report.startedAt} → ${report.finishedAt}; 1-minute load average ${report.loadAverage.start.toFixed(1)} at the start (what else ran: near 1 or above, every row is low) and ${report.loadAverage.end.toFixed(1)} at the end on ${report.cores} cores (this one counts the bench's own server, client and threads waiting on fsync).${coreSpeed(report)} Measure it alone with \`nearwire-bench transfer\` (\`--small\`, \`--full\`).`;
+}
+
+/**
+ * The cores' speed at both ends of the run, in words, with the slowest core's lag behind the
+ * fastest when it passes 10 % (which slows the side pinned to it, whatever the code).
+ */
+export function coreSpeed(report: TransferReport): string {
+  const loop = report.coreLoopMs;
+  if (loop === undefined) return "";
+  const at = (ms: number[]) => ms.map((m, core) => `${m.toFixed(0)} ms on core ${core}`).join(", ");
+  const lag = (ms: number[], when: string) => {
+    const slow = Math.max(...ms) / Math.min(...ms);
+    return slow > 1.1
+      ? ` At the ${when}, core ${ms.indexOf(Math.max(...ms))} ran it ${((slow - 1) * 100).toFixed(0)} % slower than core ${ms.indexOf(Math.min(...ms))}: what ran pinned to it (core 1: the server, core 0: the client) was slowed by up to as much.`
+      : "";
+  };
+  return ` Core speed: ${CORE_LOOP_WHAT} took ${at(loop.start)} before the first case and ${at(loop.end)} after the last.${lag(loop.start, "start")}${lag(loop.end, "end")}`;
 }
 
 /** The transfer section as Markdown (level-2 heading). */
