@@ -44,4 +44,36 @@ describe("BufferPool", () => {
     pool.give(b);
     assert.equal(pool.keptBytes, 8192);
   });
+
+  it("a burst keeps past the usual limits, then drops back once it no longer runs short", async () => {
+    const KiB64 = 64 * 1024;
+    const plain = new BufferPool({ maxCount: 4, maxBytes: 1024 * 1024 });
+    const pool = new BufferPool({
+      maxCount: 4,
+      maxBytes: 1024 * 1024,
+      burst: { maxBytes: 8 * 1024 * 1024, idleMs: 50 },
+    });
+    // Ten streams' worth of messages out at once, then all given back.
+    for (const p of [plain, pool]) {
+      const out = Array.from({ length: 40 }, () => p.make(KiB64));
+      for (const b of out) p.give(b);
+    }
+    assert.equal(plain.keptBytes, 4 * KiB64, "the usual limit: 4 kept, 36 dropped");
+    assert.equal(pool.keptBytes, 40 * KiB64, "the burst: all 40 kept");
+    // The next burst takes them all back without making one.
+    const again = Array.from({ length: 40 }, () => pool.take(KiB64));
+    assert.ok(again.every((b) => b !== undefined));
+    assert.equal(pool.keptBytes, 0);
+    for (const b of again) pool.give(b as Uint8Array);
+    // Still busy: a period in which the pool made a buffer keeps the burst's buffers.
+    pool.give(pool.make(KiB64));
+    await new Promise((r) => setTimeout(r, 70));
+    assert.equal(pool.keptBytes, 41 * KiB64, "a period with a make: kept");
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(pool.keptBytes, 4 * KiB64, "a quiet period: back to the usual limits");
+    // Never past the burst's own bytes.
+    const many = Array.from({ length: 200 }, () => pool.make(KiB64));
+    for (const b of many) pool.give(b);
+    assert.equal(pool.keptBytes, 8 * 1024 * 1024);
+  });
 });
