@@ -31,6 +31,8 @@ export interface BufferPoolOptions {
 export class BufferPool {
   readonly #options: BufferPoolOptions;
   readonly #kept: ArrayBufferLike[] = [];
+  /** The same buffers as `#kept`, for the given-twice check without a scan. */
+  readonly #keptSet = new Set<ArrayBufferLike>();
   #keptBytes = 0;
   readonly #own = new WeakSet<ArrayBufferLike>();
   /** The burst trim's timer, while more than the usual limits is kept. */
@@ -77,6 +79,7 @@ export class BufferPool {
       const buffer = kept[i] as ArrayBufferLike;
       if (buffer.byteLength >= length) {
         kept.splice(i, 1);
+        this.#keptSet.delete(buffer);
         this.#keptBytes -= buffer.byteLength;
         return new Uint8Array(buffer, 0, length);
       }
@@ -87,7 +90,7 @@ export class BufferPool {
   /** Keeps the buffer under `view` for a later {@link take}, if it is this pool's and fits. */
   give(view: Uint8Array): void {
     const buffer = view.buffer;
-    if (!this.#own.has(buffer) || this.#kept.includes(buffer)) return;
+    if (!this.#own.has(buffer) || this.#keptSet.has(buffer)) return;
     const { maxCount, maxBytes, burst } = this.#options;
     const bytes = this.#keptBytes + buffer.byteLength;
     if (this.#kept.length >= maxCount || bytes > maxBytes) {
@@ -99,6 +102,7 @@ export class BufferPool {
       }
     }
     this.#kept.push(buffer);
+    this.#keptSet.add(buffer);
     this.#keptBytes = bytes;
   }
 
@@ -114,6 +118,10 @@ export class BufferPool {
       this.#trimTimer.unref?.();
       return;
     }
-    while (over()) this.#keptBytes -= (this.#kept.pop() as ArrayBufferLike).byteLength;
+    while (over()) {
+      const buffer = this.#kept.pop() as ArrayBufferLike;
+      this.#keptSet.delete(buffer);
+      this.#keptBytes -= buffer.byteLength;
+    }
   }
 }

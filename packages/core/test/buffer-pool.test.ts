@@ -43,6 +43,12 @@ describe("BufferPool", () => {
     pool.give(b);
     pool.give(b);
     assert.equal(pool.keptBytes, 8192);
+    // Taken out and given back, it is kept again (once).
+    assert.equal(pool.take(8192)?.buffer, b.buffer);
+    assert.equal(pool.keptBytes, 0);
+    pool.give(b);
+    pool.give(b);
+    assert.equal(pool.keptBytes, 8192);
   });
 
   it("a burst keeps past the usual limits, then drops back once it no longer runs short", async () => {
@@ -71,6 +77,11 @@ describe("BufferPool", () => {
     assert.equal(pool.keptBytes, 41 * KiB64, "a period with a make: kept");
     await new Promise((r) => setTimeout(r, 60));
     assert.equal(pool.keptBytes, 4 * KiB64, "a quiet period: back to the usual limits");
+    // A buffer the trim dropped is the pool's own still: given back, it is kept again, once.
+    const dropped = again.at(-1) as Uint8Array;
+    pool.give(dropped);
+    pool.give(dropped);
+    assert.equal(pool.keptBytes, 5 * KiB64);
     // Never past the burst's own bytes.
     const many = Array.from({ length: 200 }, () => pool.make(KiB64));
     for (const b of many) pool.give(b);
