@@ -48,6 +48,8 @@ REQUEST, MESSAGE, END, STATUS, CANCEL, CREDIT = 0x10, 0x11, 0x12, 0x13, 0x14, 0x
 BATCH = 0x16            # §5.2: only to a peer whose HELLO announced it (§4.1 features, bit 0)
 FEATURES_TAG = b"FEAT"  # §4.1: HELLO bytes 16-19, then the u32 features
 FEATURE_BATCH = 0x1
+FEATURE_CREDIT_BYTES = 0x2
+FEATURE_CREDIT_WINDOW = 0x4
 
 OK, CANCELLED, UNKNOWN, INVALID_ARGUMENT, DEADLINE_EXCEEDED, NOT_FOUND = 0, 1, 2, 3, 4, 5
 ALREADY_EXISTS, PERMISSION_DENIED, RESOURCE_EXHAUSTED, FAILED_PRECONDITION = 6, 7, 8, 9
@@ -159,6 +161,16 @@ def hello_features(payload: bytes):
     at least 24 bytes and bytes 16-19 are FEAT (§4.1)."""
     if len(payload) >= 24 and payload[16:20] == FEATURES_TAG:
         return struct.unpack_from(">I", payload, 20)[0]
+    return None
+
+
+def hello_credit_window(payload: bytes):
+    """-> the byte window W a HELLO announces, or None: read only when its features have bit 2
+    (CREDIT_WINDOW) and the payload has at least 28 bytes (§4.1). Both sides then use
+    clamp(W, 64 KiB, 2 MiB) (§5.4)."""
+    features = hello_features(payload)
+    if features is not None and features & FEATURE_CREDIT_WINDOW and len(payload) >= 28:
+        return struct.unpack_from(">I", payload, 24)[0]
     return None
 
 

@@ -219,6 +219,18 @@ def offline(name: str, v: dict, r: Results):
                 (v["version"], v["flags"], v["max-frame-bytes"])
                 and nw.hello_features(p) == v["features"], repr(p))
         return True
+    if name == "credit-window-hello":
+        extra = nw.encode_features(v["features"]) + struct.pack(">I", v["credit-window-bytes"])
+        f = nw.encode_frame(nw.HELLO, nw.encode_hello(v["max-frame-bytes"], v["version"], v["flags"],
+                                                      extra=extra))
+        r.check(f"{name}: encode", f == v["frame"], f.hex())
+        (t, p), = split_frames(v["frame"])
+        r.check(f"{name}: decode", t == nw.HELLO and nw.decode_hello(p) ==
+                (v["version"], v["flags"], v["max-frame-bytes"])
+                and nw.hello_features(p) == v["features"]
+                and nw.hello_credit_window(p) == v["credit-window-bytes"]
+                and nw.hello_credit_window(p[:27]) is None, repr(p))
+        return True
     if name == "batch-frame":
         cid, msgs = nw.decode_batch(v["payload"])
         again = nw.encode_batch(cid, msgs)

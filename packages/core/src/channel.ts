@@ -70,6 +70,18 @@ export interface Channel {
    * (32 MiB with 1 MiB messages). Absent means false.
    */
   readonly peerCreditsBytes?: boolean;
+  /**
+   * Optional: the byte window the peer announced (`FEATURE_CREDIT_WINDOW`, PROTOCOL.md §4.1,
+   * §5.4), as `creditWindowBytes` reads it; with {@link peerCreditsBytes} the RPC engine holds
+   * each stream it sends to this many bytes unacknowledged instead of 2 MiB. Absent: 2 MiB.
+   */
+  readonly peerCreditWindowBytes?: number | undefined;
+  /**
+   * Optional: the byte window this side announced in its preface (as `creditWindowBytes`
+   * reads it); the RPC engine then returns credit on every call once half of it was consumed,
+   * instead of 1 MiB. Absent: this side announced none.
+   */
+  readonly creditWindowBytes?: number | undefined;
   /** True once the channel is closed or closing; `send` then throws UNAVAILABLE. */
   readonly closed: boolean;
   /** Human-readable description of the peer, for logs (`uds:/run/x.sock`, `tcp:127.0.0.1:9`). */

@@ -68,5 +68,27 @@ export const CREDIT_GRANT_BYTES = 1024 * 1024;
  */
 export const SEND_WINDOW_BYTES = 2 * 1024 * 1024;
 
+/**
+ * Feature bit of the preface (PROTOCOL.md §4.1, §5.4), with {@link FEATURE_CREDIT_BYTES}: the
+ * side that announces it gives its own byte window W in the HELLO (bytes 24–27). It returns
+ * credit on every call once the messages it consumed since its last CREDIT total W ÷ 2, and its
+ * peer holds a stream's unacknowledged bytes to W instead of {@link SEND_WINDOW_BYTES}: a
+ * receiver of many large streams at once bounds what is on the way to it (10 streams × W).
+ */
+export const FEATURE_CREDIT_WINDOW = 0x4;
+
+/** Smallest byte window a HELLO's W is read as (64 KiB); a smaller W counts as this. */
+export const MIN_CREDIT_WINDOW_BYTES = 64 * 1024;
+
+/**
+ * The byte window an announced W stands for: W clamped to {@link MIN_CREDIT_WINDOW_BYTES} …
+ * {@link SEND_WINDOW_BYTES}. Both sides use this value, so a W outside the range is safe: a
+ * receiver that announced a smaller one grants at least as often as its peer waits for, and
+ * above 2 MiB the promise of {@link FEATURE_CREDIT_BYTES} (credit by 1 MiB) still holds.
+ */
+export function creditWindowBytes(announced: number): number {
+  return Math.min(SEND_WINDOW_BYTES, Math.max(MIN_CREDIT_WINDOW_BYTES, announced));
+}
+
 /** One of the {@link FrameType} values. */
 export type FrameTypeValue = (typeof FrameType)[keyof typeof FrameType];

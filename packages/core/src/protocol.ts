@@ -6,7 +6,9 @@
  *
  * - `FrameType` / `FrameTypeValue`: the frame type values (connection control, RPC, application).
  * - `FEATURE_BATCH`: the preface's feature bit for BATCH frames; `FEATURE_CREDIT_BYTES` the one
- *   for credit by bytes, with `CREDIT_GRANT_BYTES` and `SEND_WINDOW_BYTES`.
+ *   for credit by bytes, with `CREDIT_GRANT_BYTES` and `SEND_WINDOW_BYTES`;
+ *   `FEATURE_CREDIT_WINDOW` the one for a receiver's own byte window, with
+ *   `MIN_CREDIT_WINDOW_BYTES` and `creditWindowBytes` (the window an announced value stands for).
  * - `ENVELOPE_HEADROOM_BYTES`: the most envelope bytes a MESSAGE or REQUEST adds to a message.
  * - The RPC frame payloads (REQUEST … HEADERS): `encodeRequest` / `decodeRequest` (into a
  *   `RequestHead`, reusable), `encodeStatus` / `decodeStatus` (`StatusFrame`), `encodeCallId`
@@ -18,9 +20,12 @@
 export type { FrameTypeValue } from "./frame-type.js";
 export {
   CREDIT_GRANT_BYTES,
+  creditWindowBytes,
   FEATURE_BATCH,
   FEATURE_CREDIT_BYTES,
+  FEATURE_CREDIT_WINDOW,
   FrameType,
+  MIN_CREDIT_WINDOW_BYTES,
   SEND_WINDOW_BYTES,
 } from "./frame-type.js";
 export type { StatusFrame } from "./rpc/envelope.js";

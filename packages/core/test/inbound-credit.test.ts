@@ -82,13 +82,18 @@ describe("window limits by the channel's inbound capacity", () => {
     assert.deepEqual(windowLimits(undefined), {
       bytes: WINDOW_BYTES,
       messages: MAX_WINDOW_MESSAGES,
+      grantBytes: CREDIT_GRANT_BYTES,
     });
     assert.deepEqual(windowLimits(0), windowLimits(undefined));
   });
 
   it("a 4 MiB ring: 64-byte messages get 16,384 (first grant widens, then half the window each)", () => {
     const limits = windowLimits(4 * 1024 * 1024);
-    assert.deepEqual(limits, { bytes: WINDOW_BYTES, messages: MAX_RING_WINDOW_MESSAGES });
+    assert.deepEqual(limits, {
+      bytes: WINDOW_BYTES,
+      messages: MAX_RING_WINDOW_MESSAGES,
+      grantBytes: CREDIT_GRANT_BYTES,
+    });
     const grants = flow(new InboundCredit(limits), 40_000, 64);
     assert.equal(grants[0], 16 + (16384 - INITIAL_CREDIT));
     assert.ok(
@@ -104,5 +109,51 @@ describe("window limits by the channel's inbound capacity", () => {
       grants.slice(1).every((g) => g === 256),
       `${grants}`,
     );
+  });
+});
+
+describe("an announced byte window (CREDIT_WINDOW, PROTOCOL.md §5.4)", () => {
+  const KiB = 1024;
+
+  it("512 KiB: 64 KiB messages get credit every 4 (256 KiB), not every 16", () => {
+    const limits = windowLimits(undefined, 512 * KiB);
+    assert.deepEqual(limits, {
+      bytes: 512 * KiB,
+      messages: MAX_WINDOW_MESSAGES,
+      grantBytes: 256 * KiB,
+    });
+    const grants = flow(new InboundCredit(limits), 200, 64 * KiB);
+    assert.deepEqual(grants, new Array(50).fill(4));
+  });
+
+  it("512 KiB: messages of half the window or more get credit one by one", () => {
+    const grants = flow(new InboundCredit(windowLimits(undefined, 512 * KiB)), 10, 256 * KiB);
+    assert.deepEqual(grants, new Array(10).fill(1));
+  });
+
+  it("small messages: the message window is at most the byte window's worth (2,048 of 64 B in 128 KiB)", () => {
+    const grants = flow(new InboundCredit(windowLimits(undefined, 512 * KiB)), 40_000, 64);
+    // 4,096 at most over a socket (512 KiB ÷ 64 B = 8,192 is past it): grants by the byte rule
+    // (256 KiB = 4,096 messages) or half the window (2,048), whichever first.
+    assert.equal(grants[0], 16 + (MAX_WINDOW_MESSAGES - INITIAL_CREDIT));
+    assert.ok(
+      grants.slice(1).every((g) => g === MAX_WINDOW_MESSAGES / 2),
+      `${grants}`,
+    );
+    // 128 KiB: 2,048 messages of 64 B, granted 1,024 at a time.
+    const small = flow(new InboundCredit(windowLimits(undefined, 128 * KiB)), 40_000, 64);
+    assert.equal(small[0], 16 + (2048 - INITIAL_CREDIT));
+    assert.ok(
+      small.slice(1).every((g) => g === 1024),
+      `${small}`,
+    );
+  });
+
+  it("over a ring: the smaller of half the ring and the window", () => {
+    assert.deepEqual(windowLimits(4 * 1024 * KiB, 256 * KiB), {
+      bytes: 256 * KiB,
+      messages: MAX_RING_WINDOW_MESSAGES,
+      grantBytes: 128 * KiB,
+    });
   });
 });

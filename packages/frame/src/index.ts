@@ -26,7 +26,7 @@ export {
 } from "./frame-constants.js";
 export type { FrameDecoderOptions } from "./frame-decoder.js";
 export { DIRECT_READ_MIN_BYTES, FrameDecoder, PEEK_READ_BYTES } from "./frame-decoder.js";
-export type { GoAway, Hello } from "./preface.js";
+export type { DecodedHello, GoAway, Hello } from "./preface.js";
 export {
   decodeGoAway,
   decodeHello,
@@ -34,11 +34,13 @@ export {
   encodeHello,
   FEATURE_BATCH,
   FEATURE_CREDIT_BYTES,
+  FEATURE_CREDIT_WINDOW,
   GOAWAY_MAX_MESSAGE_BYTES,
   HELLO_FEATURES_TAG,
   HELLO_MAGIC,
   HELLO_PAYLOAD_BYTES,
   HELLO_WITH_FEATURES_BYTES,
+  HELLO_WITH_WINDOW_BYTES,
   MIN_MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
 } from "./preface.js";

@@ -1,7 +1,7 @@
 /**
  * Payloads of the connection-control frames (PROTOCOL.md §4).
  *
- * HELLO (type 0x01), 16 bytes, or 24 with the features field:
+ * HELLO (type 0x01), 16 bytes, 24 with the features field, 28 with the byte window:
  * ```
  * offset  size  field
  * 0       8     magic, ASCII "NEARWIRE" (4E 45 41 52 57 49 52 45)
@@ -9,11 +9,13 @@
  * 10      2     flags, u16 BE (0; receivers ignore unknown bits)
  * 12      4     maxFrameBytes, u32 BE: largest payload the sender accepts
  * 16      4     features tag, ASCII "FEAT" (46 45 41 54)   (optional)
- * 20      4     features, u32 BE: bit 0 BATCH, the sender takes BATCH frames (0x16)
+ * 20      4     features, u32 BE: bit 0 BATCH, bit 1 CREDIT_BYTES, bit 2 CREDIT_WINDOW
+ * 24      4     creditWindowBytes, u32 BE: the sender's byte window (with bit 2)
  * ```
  * GOAWAY (type 0x02): `u8 status code | UTF-8 reason text (rest of the payload)`.
  */
 import { Code, NearwireError } from "@nearwire/core";
+import { FEATURE_CREDIT_WINDOW } from "@nearwire/core/protocol";
 
 /** The protocol version this implementation speaks (HELLO `version`). */
 export const PROTOCOL_VERSION = 1;
@@ -35,8 +37,15 @@ export const HELLO_FEATURES_TAG: Uint8Array = new Uint8Array([0x46, 0x45, 0x41, 
 /** Size of a HELLO payload with the features field, bytes. */
 export const HELLO_WITH_FEATURES_BYTES = 24;
 
-/** HELLO feature bit: the sender of the HELLO takes BATCH frames (0x16, PROTOCOL.md §5.2). */
-export { FEATURE_BATCH, FEATURE_CREDIT_BYTES } from "@nearwire/core/protocol";
+/** Size of a HELLO payload with the features field and the byte window after it, bytes. */
+export const HELLO_WITH_WINDOW_BYTES = 28;
+
+/** HELLO feature bits (PROTOCOL.md §4.1). */
+export {
+  FEATURE_BATCH,
+  FEATURE_CREDIT_BYTES,
+  FEATURE_CREDIT_WINDOW,
+} from "@nearwire/core/protocol";
 
 /**
  * Smallest `maxFrameBytes` a HELLO may announce (1024 B): every GOAWAY and RPC header frame of
@@ -60,7 +69,18 @@ export interface Hello {
    * (24 bytes); left out, it is 16 bytes. Decoded as 0 when the field is absent.
    */
   features?: number;
+  /**
+   * The sender's byte window W (u32, PROTOCOL.md §5.4), bytes 24–27: given, the HELLO is
+   * 28 bytes (`features` must be given too, with `FEATURE_CREDIT_WINDOW` set). Decoded only
+   * when the features have that bit and the payload holds the field; the value as sent
+   * (`creditWindowBytes` of core's protocol module reads it into a window).
+   */
+  creditWindowBytes?: number;
 }
+
+/** A decoded HELLO: every field, the optional ones when the payload has them. */
+export type DecodedHello = Required<Omit<Hello, "features" | "creditWindowBytes">> &
+  Pick<Hello, "features" | "creditWindowBytes">;
 
 /** The fields of a GOAWAY payload. */
 export interface GoAway {
@@ -74,25 +94,32 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8");
 
 /**
- * Encodes a HELLO payload: 16 bytes, 24 when `features` is given. Throws INVALID_ARGUMENT on
- * out-of-range fields.
+ * Encodes a HELLO payload: 16 bytes, 24 when `features` is given, 28 with `creditWindowBytes`.
+ * Throws INVALID_ARGUMENT on out-of-range fields, and on a window without features that
+ * announce it.
  */
 export function encodeHello(hello: Hello): Uint8Array {
-  const { version, maxFrameBytes, features } = hello;
+  const { version, maxFrameBytes, features, creditWindowBytes: window } = hello;
   const flags = hello.flags ?? 0;
   if (
     !isUint(version, 0xffff) ||
     !isUint(flags, 0xffff) ||
     !isUint(maxFrameBytes, 0xffff_ffff) ||
-    (features !== undefined && !isUint(features, 0xffff_ffff))
+    (features !== undefined && !isUint(features, 0xffff_ffff)) ||
+    (window !== undefined &&
+      (!isUint(window, 0xffff_ffff) || ((features ?? 0) & FEATURE_CREDIT_WINDOW) === 0))
   ) {
     throw new NearwireError(
       Code.InvalidArgument,
-      `HELLO field out of range: version ${version}, flags ${flags}, maxFrameBytes ${maxFrameBytes}, features ${features}`,
+      `HELLO field out of range: version ${version}, flags ${flags}, maxFrameBytes ${maxFrameBytes}, features ${features}, creditWindowBytes ${window}`,
     );
   }
   const out = new Uint8Array(
-    features === undefined ? HELLO_PAYLOAD_BYTES : HELLO_WITH_FEATURES_BYTES,
+    features === undefined
+      ? HELLO_PAYLOAD_BYTES
+      : window === undefined
+        ? HELLO_WITH_FEATURES_BYTES
+        : HELLO_WITH_WINDOW_BYTES,
   );
   out.set(HELLO_MAGIC, 0);
   const view = new DataView(out.buffer);
@@ -103,6 +130,7 @@ export function encodeHello(hello: Hello): Uint8Array {
     out.set(HELLO_FEATURES_TAG, HELLO_PAYLOAD_BYTES);
     view.setUint32(20, features);
   }
+  if (window !== undefined) view.setUint32(24, window);
   return out;
 }
 
@@ -110,11 +138,11 @@ export function encodeHello(hello: Hello): Uint8Array {
  * Decodes a HELLO payload. Throws INVALID_ARGUMENT, reason `bad-preface`, when it is shorter
  * than 16 bytes, the magic is wrong, or `maxFrameBytes` < {@link MIN_MAX_FRAME_BYTES}. The
  * version is returned as sent: comparing it is the caller's job. `features` is left out when
- * the payload has no features field (fewer than 24 bytes, or bytes 16–19 other than `FEAT`).
+ * the payload has no features field (fewer than 24 bytes, or bytes 16–19 other than `FEAT`);
+ * `creditWindowBytes` when the features lack `FEATURE_CREDIT_WINDOW` or the payload is shorter
+ * than 28 bytes (the bit then announces nothing; `features` are returned as sent).
  */
-export function decodeHello(
-  payload: Uint8Array,
-): Required<Omit<Hello, "features">> & Pick<Hello, "features"> {
+export function decodeHello(payload: Uint8Array): DecodedHello {
   if (payload.length < HELLO_PAYLOAD_BYTES) {
     throw badPreface(`HELLO payload ${payload.length} B < ${HELLO_PAYLOAD_BYTES}`);
   }
@@ -122,12 +150,16 @@ export function decodeHello(
     if (payload[i] !== HELLO_MAGIC[i]) throw badPreface("HELLO magic is not NEARWIRE");
   }
   const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  const hello: Required<Omit<Hello, "features">> & Pick<Hello, "features"> = {
+  const hello: DecodedHello = {
     version: view.getUint16(8),
     flags: view.getUint16(10),
     maxFrameBytes: view.getUint32(12),
   };
-  if (hasFeatures(payload)) hello.features = view.getUint32(20);
+  if (hasFeatures(payload)) {
+    hello.features = view.getUint32(20);
+    if ((hello.features & FEATURE_CREDIT_WINDOW) !== 0 && payload.length >= HELLO_WITH_WINDOW_BYTES)
+      hello.creditWindowBytes = view.getUint32(24);
+  }
   if (hello.maxFrameBytes < MIN_MAX_FRAME_BYTES) {
     throw badPreface(`HELLO maxFrameBytes ${hello.maxFrameBytes} < ${MIN_MAX_FRAME_BYTES}`);
   }

@@ -10,11 +10,14 @@ import {
   encodeGoAway,
   encodeHello,
   FEATURE_BATCH,
+  FEATURE_CREDIT_BYTES,
+  FEATURE_CREDIT_WINDOW,
   FrameDecoder,
   GOAWAY_MAX_MESSAGE_BYTES,
   HELLO_FEATURES_TAG,
   HELLO_MAGIC,
   HELLO_WITH_FEATURES_BYTES,
+  HELLO_WITH_WINDOW_BYTES,
   type Hello,
   PROTOCOL_VERSION,
 } from "../src/index.js";
@@ -42,7 +45,13 @@ describe("HELLO (PROTOCOL.md §4)", () => {
     assert.equal(new TextDecoder().decode(HELLO_MAGIC), "NEARWIRE");
   });
 
-  for (const name of ["hello-client", "hello-server-64k", "hello-version-2", "batch-hello"]) {
+  for (const name of [
+    "hello-client",
+    "hello-server-64k",
+    "hello-version-2",
+    "batch-hello",
+    "credit-window-hello",
+  ]) {
     it(`vector ${name} encodes and decodes`, () => {
       const v = vectors.get(name);
       assert.ok(v !== undefined);
@@ -52,6 +61,8 @@ describe("HELLO (PROTOCOL.md §4)", () => {
         maxFrameBytes: Number(field(v, "max-frame-bytes")),
       };
       if (v.fields.has("features")) hello.features = Number(field(v, "features"));
+      if (v.fields.has("credit-window-bytes"))
+        hello.creditWindowBytes = Number(field(v, "credit-window-bytes"));
       const frame = hex(v, "frame");
       assert.deepEqual(new Uint8Array(encodeFrame(FrameType.Hello, encodeHello(hello))), frame);
       const got = decodeOne(frame);
@@ -92,6 +103,32 @@ describe("HELLO (PROTOCOL.md §4)", () => {
       () => encodeHello({ ...plain, features: 2 ** 32 }),
       (e: unknown) => e instanceof NearwireError && e.code === Code.InvalidArgument,
     );
+  });
+
+  it("reads the byte window only with its feature bit, in a payload of at least 28 bytes", () => {
+    const plain = { version: 1, flags: 0, maxFrameBytes: 65536 };
+    const features = FEATURE_CREDIT_BYTES | FEATURE_CREDIT_WINDOW;
+    const withWindow = encodeHello({ ...plain, features, creditWindowBytes: 300_000 });
+    assert.equal(withWindow.byteLength, HELLO_WITH_WINDOW_BYTES);
+    assert.deepEqual(decodeHello(withWindow), { ...plain, features, creditWindowBytes: 300_000 });
+    // Without the bit, bytes 24–27 are ignored (as any bytes past 24).
+    const noBit = withWindow.slice();
+    noBit[23] = FEATURE_CREDIT_BYTES;
+    assert.deepEqual(decodeHello(noBit), { ...plain, features: FEATURE_CREDIT_BYTES });
+    // The bit in a payload too short for the field: no window; the bits as sent.
+    assert.deepEqual(decodeHello(withWindow.subarray(0, 27)), { ...plain, features });
+    // A window is written only with features that announce it.
+    for (const bad of [
+      { ...plain, creditWindowBytes: 65536 },
+      { ...plain, features: FEATURE_CREDIT_BYTES, creditWindowBytes: 65536 },
+      { ...plain, features, creditWindowBytes: 2 ** 32 },
+      { ...plain, features, creditWindowBytes: -1 },
+    ]) {
+      assert.throws(
+        () => encodeHello(bad),
+        (e: unknown) => e instanceof NearwireError && e.code === Code.InvalidArgument,
+      );
+    }
   });
 
   it("bad payloads are INVALID_ARGUMENT bad-preface", () => {

@@ -20,6 +20,7 @@ import type { SocketReader } from "@nearwire/socket";
 import { sniffWants } from "@nearwire/socket";
 import { BatchWriter } from "./batch-writer.js";
 import {
+  announcedWindow,
   announcesBatch,
   announcesCreditBytes,
   answerFeatures,
@@ -52,6 +53,11 @@ export interface SocketChannelOptions {
    * PROTOCOL.md §4.1). A server announces only in answer to a client's features field.
    */
   batches: boolean;
+  /**
+   * The byte window to announce (PROTOCOL.md §4.1, §5.4), or undefined for none. A server
+   * announces it only in answer to a client's features field.
+   */
+  creditWindowBytes?: number | undefined;
   /** Peer description for logs. */
   peer: string;
   /** Server side: the peer read on accept (`SO_PEERCRED`), handed to handlers as `ctx.peer`. */
@@ -86,6 +92,8 @@ export class SocketChannel implements Channel {
   #acceptsBatches = false;
   #peerAcceptsBatches = false;
   #peerCreditsBytes = false;
+  #peerCreditWindowBytes: number | undefined;
+  #creditWindowBytes: number | undefined;
   #handler: ChannelHandler | undefined;
   #userPaused = false;
   /** Fails the preface after `handshakeTimeoutMs`; cleared when it completes. */
@@ -140,7 +148,15 @@ export class SocketChannel implements Channel {
     this.#handshakeTimer = setTimeout(() => this.#handshakeTimeout(), options.handshakeTimeoutMs);
     if (role === "client") {
       this.#acceptsBatches = options.batches;
-      socket.write(helloFrame(options.maxFrameBytes, clientFeatures(options.batches)));
+      this.#creditWindowBytes = options.creditWindowBytes;
+      const window = options.creditWindowBytes !== undefined;
+      socket.write(
+        helloFrame(
+          options.maxFrameBytes,
+          clientFeatures(options.batches, window),
+          options.creditWindowBytes,
+        ),
+      );
     }
   }
 
@@ -197,6 +213,14 @@ export class SocketChannel implements Channel {
 
   get peerCreditsBytes(): boolean {
     return this.#peerCreditsBytes;
+  }
+
+  get peerCreditWindowBytes(): number | undefined {
+    return this.#peerCreditWindowBytes;
+  }
+
+  get creditWindowBytes(): number | undefined {
+    return this.#creditWindowBytes;
   }
 
   start(handler: ChannelHandler): void {
@@ -407,11 +431,16 @@ export class SocketChannel implements Channel {
     this.#peerMaxFrameBytes = hello.maxFrameBytes;
     this.#peerAcceptsBatches = announcesBatch(hello.features);
     this.#peerCreditsBytes = announcesCreditBytes(hello.features);
+    this.#peerCreditWindowBytes = announcedWindow(hello);
     if (this.#role === "server") {
       this.#decoder.setMaxPayloadBytes(this.#options.maxFrameBytes);
-      const features = answerFeatures(hello.features, this.#options.batches);
-      if (features !== undefined) this.#acceptsBatches = this.#options.batches;
-      this.#socket.write(helloFrame(this.#options.maxFrameBytes, features));
+      const { batches, creditWindowBytes } = this.#options;
+      const features = answerFeatures(hello.features, batches, creditWindowBytes !== undefined);
+      if (features !== undefined) {
+        this.#acceptsBatches = batches;
+        this.#creditWindowBytes = creditWindowBytes;
+      }
+      this.#socket.write(helloFrame(this.#options.maxFrameBytes, features, creditWindowBytes));
     }
     this.#clearTimers();
     this.#state = "open";

@@ -5,13 +5,14 @@
  * channel keeps the state.
  */
 import { Code, NearwireError } from "@nearwire/core";
-import { FrameType } from "@nearwire/core/protocol";
+import { creditWindowBytes, FrameType } from "@nearwire/core/protocol";
 import {
   decodeHello,
   encodeFrame,
   encodeHello,
   FEATURE_BATCH,
   FEATURE_CREDIT_BYTES,
+  FEATURE_CREDIT_WINDOW,
   type Hello,
   PROTOCOL_VERSION,
 } from "@nearwire/frame";
@@ -20,14 +21,26 @@ import { sniffForeignProtocol } from "@nearwire/socket";
 /** Largest first-frame payload a server accepts before the preface completes (bytes). */
 export const PREFACE_MAX_PAYLOAD_BYTES = 64;
 
-/** A HELLO frame announcing `maxFrameBytes`, with the features field when `features` is given. */
-export function helloFrame(maxFrameBytes: number, features: number | undefined): Uint8Array {
+/**
+ * A HELLO frame announcing `maxFrameBytes`, with the features field when `features` is given,
+ * and the byte window `creditWindowBytes` when the features announce it.
+ */
+export function helloFrame(
+  maxFrameBytes: number,
+  features: number | undefined,
+  creditWindowBytes: number | undefined,
+): Uint8Array {
+  const window =
+    features !== undefined && (features & FEATURE_CREDIT_WINDOW) !== 0
+      ? creditWindowBytes
+      : undefined;
   return encodeFrame(
     FrameType.Hello,
     encodeHello({
       version: PROTOCOL_VERSION,
       maxFrameBytes,
       ...(features === undefined ? {} : { features }),
+      ...(window === undefined ? {} : { creditWindowBytes: window }),
     }),
   );
 }
@@ -58,22 +71,30 @@ export function readHello(type: number, payload: Uint8Array): Hello {
 
 /**
  * The features a client announces: BATCH and credit by bytes (the RPC engine does both) when
- * `batches`; none otherwise, so a client configured without BATCH sends the 16-byte HELLO.
+ * `batches`, and its own byte window when it has one; none otherwise, so a client configured
+ * without BATCH or a window sends the 16-byte HELLO.
  */
-export function clientFeatures(batches: boolean): number | undefined {
-  return batches ? FEATURE_BATCH | FEATURE_CREDIT_BYTES : undefined;
+export function clientFeatures(batches: boolean, window: boolean): number | undefined {
+  if (!batches && !window) return undefined;
+  return (
+    (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES | (window ? FEATURE_CREDIT_WINDOW : 0)
+  );
 }
 
 /**
  * The features a server answers: none when the client sent none (it gets the 16-byte HELLO it
- * has always got), else credit by bytes, and BATCH when `batches` (PROTOCOL.md §4.1).
+ * has always got), else credit by bytes, BATCH when `batches`, and its byte window when it has
+ * one (PROTOCOL.md §4.1).
  */
 export function answerFeatures(
   clientFeatures: number | undefined,
   batches: boolean,
+  window: boolean,
 ): number | undefined {
   if (clientFeatures === undefined) return undefined;
-  return (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES;
+  return (
+    (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES | (window ? FEATURE_CREDIT_WINDOW : 0)
+  );
 }
 
 /** Whether a HELLO's features announce BATCH frames. */
@@ -84,6 +105,19 @@ export function announcesBatch(features: number | undefined): boolean {
 /** Whether a HELLO's features announce credit by bytes. */
 export function announcesCreditBytes(features: number | undefined): boolean {
   return ((features ?? 0) & FEATURE_CREDIT_BYTES) !== 0;
+}
+
+/**
+ * The byte window a HELLO announces (PROTOCOL.md §5.4), as both sides read it, or undefined:
+ * only with credit by bytes and the window bit, and the field present.
+ */
+export function announcedWindow(hello: Hello): number | undefined {
+  const features = hello.features ?? 0;
+  if ((features & FEATURE_CREDIT_BYTES) === 0 || (features & FEATURE_CREDIT_WINDOW) === 0)
+    return undefined;
+  return hello.creditWindowBytes === undefined
+    ? undefined
+    : creditWindowBytes(hello.creditWindowBytes);
 }
 
 /**

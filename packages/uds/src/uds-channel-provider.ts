@@ -8,7 +8,7 @@ import {
   NearwireError,
   type PeerAuthorizationOptions,
 } from "@nearwire/core";
-import { FrameType } from "@nearwire/core/protocol";
+import { FrameType, MIN_CREDIT_WINDOW_BYTES, SEND_WINDOW_BYTES } from "@nearwire/core/protocol";
 import {
   DEFAULT_MAX_FRAME_BYTES,
   encodeFrame,
@@ -55,6 +55,16 @@ export interface UdsChannelOptions extends PeerAuthorizationOptions {
    * sees a BATCH.
    */
   batches?: boolean;
+  /**
+   * Bytes of messages a peer may send on one call before this side's credit for them comes
+   * back (the byte window, PROTOCOL.md §5.4), 64 KiB … 2 MiB; announced in the preface. Left
+   * out, a peer holds 2 MiB per stream. A server that takes many large streams at once lowers
+   * it to bound what is on the way to it (10 uploads × 512 KiB instead of × 2 MiB); a stream
+   * of messages larger than half the window then has one message on the way at a time. A
+   * server announces it only to clients that send the preface's features field (nearwire's
+   * RPC clients do). Default: none announced.
+   */
+  creditWindowBytes?: number;
   /** Deadline for the connection preface, ms. Default 5000. `connect` then rejects UNAVAILABLE. */
   handshakeTimeoutMs?: number;
   /** `send` returns false once this many bytes are queued (socket + batch). Default 1 MiB. */
@@ -115,6 +125,15 @@ export function createUdsChannelProvider(options: UdsChannelOptions): ChannelPro
     closeTimeoutMs: checkInt("closeTimeoutMs", options.closeTimeoutMs ?? 5000, 1, 2 ** 31 - 1),
     frameTimeoutMs: checkInt("frameTimeoutMs", options.frameTimeoutMs ?? 30_000, 0, 2 ** 31 - 1),
     batches: options.batches === true,
+    creditWindowBytes:
+      options.creditWindowBytes === undefined
+        ? undefined
+        : checkInt(
+            "creditWindowBytes",
+            options.creditWindowBytes,
+            MIN_CREDIT_WINDOW_BYTES,
+            SEND_WINDOW_BYTES,
+          ),
     peer,
   });
   channelOptions("");

@@ -29,8 +29,16 @@ export interface BenchMessages {
   makeChunk(dataBytes: number, seq?: number): unknown;
 }
 
+/**
+ * Settings a bench role gives its transport where the transport has them (others ignore them):
+ * the transfer server's byte window (`creditWindowBytes` of `@nearwire/uds`).
+ */
+export interface TransportTuning {
+  creditWindowBytes?: number;
+}
+
 /** Makes a Transport bound to `address`. */
-export type TransportFactory = (address: string) => Transport;
+export type TransportFactory = (address: string, tuning?: TransportTuning) => Transport;
 /** Makes a ChannelProvider bound to `address`. */
 export type ChannelFactory = (address: string) => ChannelProvider;
 
@@ -140,7 +148,7 @@ export async function loadPlugins(only?: readonly PackageName[]): Promise<Plugin
   ];
   if (want("@nearwire/uds")) {
     const { createUdsChannelProvider, createUdsTransport } = await import("@nearwire/uds");
-    const uds: TransportFactory = (address) => createUdsTransport({ address });
+    const uds: TransportFactory = (address, tuning) => createUdsTransport({ address, ...tuning });
     transports.push(
       { id: "uds", layer: "rpc", addressKind: "path", baseline: "bare-net-uds", transport: uds },
       { id: "tcp", layer: "rpc", addressKind: "tcp", baseline: "bare-net-tcp", transport: uds },

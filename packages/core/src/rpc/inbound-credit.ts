@@ -29,25 +29,47 @@ export const WINDOW_BYTES = 1024 * 1024;
  */
 export const GRANT_PARTS = 2;
 
-/** How far a receive window may grow on one channel: bytes of messages, and messages. */
+/**
+ * How far a receive window may grow on one channel (bytes of messages, and messages), and the
+ * bytes consumed after which credit goes back whatever the window.
+ */
 export interface WindowLimits {
   readonly bytes: number;
   readonly messages: number;
+  readonly grantBytes: number;
 }
 
 /** The limits over a channel of unknown inbound capacity. */
-export const DEFAULT_WINDOW: WindowLimits = { bytes: WINDOW_BYTES, messages: MAX_WINDOW_MESSAGES };
+export const DEFAULT_WINDOW: WindowLimits = {
+  bytes: WINDOW_BYTES,
+  messages: MAX_WINDOW_MESSAGES,
+  grantBytes: CREDIT_GRANT_BYTES,
+};
 
 /**
  * The window limits of a channel whose inbound capacity is `capacityBytes` (undefined: not
- * known): {@link DEFAULT_WINDOW}, or over a ring, up to half the ring of messages (at most
- * {@link WINDOW_BYTES}) and {@link MAX_RING_WINDOW_MESSAGES}.
+ * known) and that announced the byte window `creditWindowBytes` (undefined: none):
+ * {@link DEFAULT_WINDOW}, or over a ring, up to half the ring of messages (at most
+ * {@link WINDOW_BYTES}) and {@link MAX_RING_WINDOW_MESSAGES}. An announced window W bounds the
+ * bytes to W and grants once W ÷ 2 was consumed (PROTOCOL.md §5.4).
  */
-export function windowLimits(capacityBytes: number | undefined): WindowLimits {
-  if (capacityBytes === undefined || !(capacityBytes > 0)) return DEFAULT_WINDOW;
+export function windowLimits(
+  capacityBytes: number | undefined,
+  creditWindowBytes?: number,
+): WindowLimits {
+  const ring = capacityBytes !== undefined && capacityBytes > 0;
+  const limits: WindowLimits = ring
+    ? {
+        bytes: Math.min(WINDOW_BYTES, Math.floor(capacityBytes / 2)),
+        messages: MAX_RING_WINDOW_MESSAGES,
+        grantBytes: CREDIT_GRANT_BYTES,
+      }
+    : DEFAULT_WINDOW;
+  if (creditWindowBytes === undefined) return limits;
   return {
-    bytes: Math.min(WINDOW_BYTES, Math.floor(capacityBytes / 2)),
-    messages: MAX_RING_WINDOW_MESSAGES,
+    bytes: Math.min(limits.bytes, creditWindowBytes),
+    messages: limits.messages,
+    grantBytes: Math.min(CREDIT_GRANT_BYTES, Math.floor(creditWindowBytes / 2)),
   };
 }
 
@@ -94,13 +116,14 @@ export class InboundCredit {
   /**
    * The application took one message: the CREDIT to send now, or 0. Credit goes back once half
    * the window was consumed, or once the messages consumed since the last grant total
-   * {@link CREDIT_GRANT_BYTES} (the promise of `FEATURE_CREDIT_BYTES`: a sender that holds its
-   * unacknowledged bytes to `SEND_WINDOW_BYTES` is never left waiting). Only messages above
-   * 64 KiB reach the byte rule before half the window.
+   * `limits.grantBytes` ({@link CREDIT_GRANT_BYTES}, the promise of `FEATURE_CREDIT_BYTES`: a
+   * sender that holds its unacknowledged bytes to `SEND_WINDOW_BYTES` is never left waiting;
+   * half the byte window this side announced, if it did). Without an announced window only
+   * messages above 64 KiB reach the byte rule before half the window.
    */
   onConsumed(): number {
     this.consumedBytes += this.sizes.shift();
-    if (++this.consumed < this.window / GRANT_PARTS && this.consumedBytes < CREDIT_GRANT_BYTES)
+    if (++this.consumed < this.window / GRANT_PARTS && this.consumedBytes < this.limits.grantBytes)
       return 0;
     let grant = this.consumed;
     this.consumed = 0;

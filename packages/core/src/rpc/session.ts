@@ -69,10 +69,15 @@ export abstract class Session<C extends SessionCall> {
   /** How far a stream's receive window may grow on this channel. */
   protected readonly windowLimits: WindowLimits;
 
-  /** A new stream's send credit: held to 2 MiB unacknowledged when the peer credits bytes. */
+  /**
+   * A new stream's send credit: held to 2 MiB unacknowledged when the peer credits bytes, or to
+   * the byte window it announced.
+   */
   protected newOutboundCredit(): OutboundCredit {
     return new OutboundCredit(
-      this.channel.peerCreditsBytes === true ? SEND_WINDOW_BYTES : Number.POSITIVE_INFINITY,
+      this.channel.peerCreditsBytes === true
+        ? (this.channel.peerCreditWindowBytes ?? SEND_WINDOW_BYTES)
+        : Number.POSITIVE_INFINITY,
     );
   }
 
@@ -103,7 +108,7 @@ export abstract class Session<C extends SessionCall> {
     private readonly side: "client" | "server",
   ) {
     this.writer = new EnvelopeWriter(channel, messageLimitBytes);
-    this.windowLimits = windowLimits(channel.inboundCapacityBytes);
+    this.windowLimits = windowLimits(channel.inboundCapacityBytes, channel.creditWindowBytes);
   }
 
   /**
