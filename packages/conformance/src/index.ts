@@ -33,6 +33,8 @@ export {
   conformanceServiceWithMissing,
   unknownService,
 } from "./conformance-service.js";
+export type { CreditWindowCheckOptions } from "./credit-window-check.js";
+export { creditWindowCheck, Held } from "./credit-window-check.js";
 export type {
   ByteStreamFuzzOptions,
   FuzzBatchOptions,

@@ -10,6 +10,11 @@ export interface TransportFactoryOptions {
    * bytes. Only the limits suite passes it; elsewhere the transport's default applies.
    */
   maxMessageBytes?: number;
+  /**
+   * The byte window to announce (PROTOCOL.md §5.4), on transports that have one (uds,
+   * shm-ring). Only `creditWindowCheck` passes it.
+   */
+  creditWindowBytes?: number;
 }
 
 /**

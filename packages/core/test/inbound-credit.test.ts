@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CREDIT_GRANT_BYTES } from "../src/frame-type.js";
+import { CREDIT_GRANT_BYTES, creditWindowBytes } from "../src/frame-type.js";
 import { INITIAL_CREDIT } from "../src/rpc/envelope.js";
 import {
   GRANT_PARTS,
@@ -114,6 +114,14 @@ describe("window limits by the channel's inbound capacity", () => {
 
 describe("an announced byte window (CREDIT_WINDOW, PROTOCOL.md §5.4)", () => {
   const KiB = 1024;
+
+  it("an announced W reads as W clamped to 64 KiB … 2 MiB", () => {
+    assert.equal(creditWindowBytes(0), 64 * KiB);
+    assert.equal(creditWindowBytes(1), 64 * KiB);
+    assert.equal(creditWindowBytes(300_000), 300_000);
+    assert.equal(creditWindowBytes(2 * 1024 * KiB + 1), 2 * 1024 * KiB);
+    assert.equal(creditWindowBytes(0xffff_ffff), 2 * 1024 * KiB);
+  });
 
   it("512 KiB: 64 KiB messages get credit every 4 (256 KiB), not every 16", () => {
     const limits = windowLimits(undefined, 512 * KiB);

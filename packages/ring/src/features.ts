@@ -1,6 +1,13 @@
 /** The set-up's `features` (PROTOCOL.md §6.1, §6.4): HELLO's feature bits as a handshake value. */
 import { Code, NearwireError } from "@nearwire/core";
-import { FEATURE_BATCH, FEATURE_CREDIT_BYTES } from "@nearwire/core/protocol";
+import {
+  creditWindowBytes,
+  FEATURE_BATCH,
+  FEATURE_CREDIT_BYTES,
+  FEATURE_CREDIT_WINDOW,
+  MIN_CREDIT_WINDOW_BYTES,
+  SEND_WINDOW_BYTES,
+} from "@nearwire/core/protocol";
 
 /**
  * A set-up message's `features` (shm-ring handshake, worker offer and answer): undefined when
@@ -31,8 +38,44 @@ export function announcesCreditBytes(features: number | undefined): boolean {
 
 /**
  * The feature bits the RPC engine's side of a set-up announces: BATCH and credit by bytes when
- * `batches`, else credit by bytes alone.
+ * `batches`, else credit by bytes alone; with its own byte window when `window`.
  */
-export function engineFeatures(batches: boolean): number {
-  return (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES;
+export function engineFeatures(batches: boolean, window = false): number {
+  return (
+    (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES | (window ? FEATURE_CREDIT_WINDOW : 0)
+  );
+}
+
+/**
+ * A side's `creditWindowBytes` option, checked: undefined (announce none) or an integer in
+ * 64 KiB … 2 MiB (`MIN_CREDIT_WINDOW_BYTES` … `SEND_WINDOW_BYTES`); else INVALID_ARGUMENT.
+ */
+export function checkCreditWindowOption(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < MIN_CREDIT_WINDOW_BYTES || value > SEND_WINDOW_BYTES) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `creditWindowBytes ${value} is not an integer in [${MIN_CREDIT_WINDOW_BYTES}, ${SEND_WINDOW_BYTES}]`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The byte window a set-up message announces (its `creditWindowBytes` key beside `features`
+ * with credit by bytes and the window bit, PROTOCOL.md §6.1), as both sides read it
+ * (`creditWindowBytes` of core's protocol module), or undefined. A key that is not an integer
+ * in [0, 2^32 − 1] is INVALID_ARGUMENT `bad-preface`, naming `what`.
+ */
+export function readCreditWindow(
+  features: number | undefined,
+  value: unknown,
+  what: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const announced = readFeatures(value, what);
+  if (announced === undefined) return undefined;
+  const bits = features ?? 0;
+  if ((bits & FEATURE_CREDIT_BYTES) === 0 || (bits & FEATURE_CREDIT_WINDOW) === 0) return undefined;
+  return creditWindowBytes(announced);
 }

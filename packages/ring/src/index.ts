@@ -1,4 +1,11 @@
-export { announcesBatch, announcesCreditBytes, engineFeatures, readFeatures } from "./features.js";
+export {
+  announcesBatch,
+  announcesCreditBytes,
+  checkCreditWindowOption,
+  engineFeatures,
+  readCreditWindow,
+  readFeatures,
+} from "./features.js";
 export {
   agreeMaxFrameBytes,
   checkMaxFrameBytes,

@@ -50,6 +50,10 @@ export interface RingChannelParts {
   peerAcceptsBatches?: boolean;
   /** The peer announced that it returns credit by bytes (PROTOCOL.md §5.4). Default false. */
   peerCreditsBytes?: boolean;
+  /** The byte window the peer announced (PROTOCOL.md §5.4), as both sides read it. */
+  peerCreditWindowBytes?: number | undefined;
+  /** The byte window this side announced, as both sides read it. */
+  creditWindowBytes?: number | undefined;
 }
 
 /**
@@ -70,6 +74,8 @@ export abstract class RingChannel implements Channel {
   readonly acceptsBatches: boolean;
   readonly peerAcceptsBatches: boolean;
   readonly peerCreditsBytes: boolean;
+  readonly peerCreditWindowBytes: number | undefined;
+  readonly creditWindowBytes: number | undefined;
   protected readonly writer: RingWriter;
   protected readonly reader: RingReader;
   protected readonly wait: WaitMode;
@@ -131,6 +137,8 @@ export abstract class RingChannel implements Channel {
     this.acceptsBatches = parts.acceptsBatches === true;
     this.peerAcceptsBatches = parts.peerAcceptsBatches === true;
     this.peerCreditsBytes = parts.peerCreditsBytes === true;
+    this.peerCreditWindowBytes = parts.peerCreditWindowBytes;
+    this.creditWindowBytes = parts.creditWindowBytes;
     this.queue = new SendQueue(
       this.writer,
       () => this.ringData(),

@@ -28,6 +28,9 @@ export interface ShmRingChannelParts {
   acceptsBatches?: boolean;
   peerAcceptsBatches?: boolean;
   peerCreditsBytes?: boolean;
+  /** The byte windows the handshake announced (PROTOCOL.md §5.4, §6.1), as both sides read them. */
+  peerCreditWindowBytes?: number | undefined;
+  creditWindowBytes?: number | undefined;
   wait: WaitMode;
   spinUs: number;
   peer: string;
@@ -62,6 +65,8 @@ export class ShmRingChannel extends RingChannel implements Channel {
       acceptsBatches: parts.acceptsBatches === true,
       peerAcceptsBatches: parts.peerAcceptsBatches === true,
       peerCreditsBytes: parts.peerCreditsBytes === true,
+      peerCreditWindowBytes: parts.peerCreditWindowBytes,
+      creditWindowBytes: parts.creditWindowBytes,
     });
     this.socket = parts.socket;
     this.segment = parts.segment;

@@ -51,4 +51,12 @@ export interface ShmRingOptions extends PeerAuthorizationOptions, RingOptions {
    * FAILED_PRECONDITION `unsealed-segment` before the segment is mapped.
    */
   acceptUnsealedSegments?: boolean;
+  /**
+   * Bytes of messages a peer may send on one call before this side's credit for them comes
+   * back (the byte window, PROTOCOL.md §5.4, §6.1), 64 KiB … 2 MiB; announced in the handshake.
+   * Left out, a peer holds 2 MiB per stream. For a side that receives many large streams at
+   * once: it bounds the messages it must copy out of the ring while its reader is behind.
+   * A server announces it only to clients that send `features` (nearwire's RPC clients).
+   */
+  creditWindowBytes?: number;
 }

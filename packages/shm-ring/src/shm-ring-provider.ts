@@ -6,6 +6,7 @@ import {
   agreeMaxFrameBytes,
   announcesBatch,
   announcesCreditBytes,
+  checkCreditWindowOption,
   checkMaxFrameBytes,
   checkRingBytes,
   DEFAULT_MAX_FRAME_BYTES,
@@ -13,6 +14,7 @@ import {
   engineFeatures,
   LAYOUT_VERSION,
   maxPayloadFor,
+  readCreditWindow,
   readFeatures,
   segmentBytesFor,
   type WaitMode,
@@ -50,6 +52,7 @@ interface Resolved {
   maxConnections: number;
   acceptUnsealedSegments: boolean;
   batches: boolean;
+  creditWindowBytes: number | undefined;
 }
 
 /**
@@ -108,6 +111,7 @@ function resolve(options: ShmRingOptions): Resolved {
     maxConnections,
     acceptUnsealedSegments: options.acceptUnsealedSegments === true,
     batches: options.batches === true,
+    creditWindowBytes: checkCreditWindowOption(options.creditWindowBytes),
   };
 }
 
@@ -249,7 +253,14 @@ async function accept(
     );
     // The features key only answers a client's (as HELLO's features field, PROTOCOL.md §6.1).
     const clientFeatures = readFeatures(hello.features, "client features");
-    const features = clientFeatures === undefined ? undefined : engineFeatures(opts.batches);
+    const clientWindow = readCreditWindow(
+      clientFeatures,
+      hello.creditWindowBytes,
+      "client creditWindowBytes",
+    );
+    const window = clientFeatures === undefined ? undefined : opts.creditWindowBytes;
+    const features =
+      clientFeatures === undefined ? undefined : engineFeatures(opts.batches, window !== undefined);
     // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
     socket.write(
@@ -264,6 +275,7 @@ async function accept(
         maxFrameBytes,
         nonce: segment.nonce,
         ...(features === undefined ? {} : { features }),
+        ...(window === undefined ? {} : { creditWindowBytes: window }),
       }),
     );
     const readyFrame = await reader.next();
@@ -283,6 +295,8 @@ async function accept(
       acceptsBatches: announcesBatch(features),
       peerAcceptsBatches: announcesBatch(clientFeatures),
       peerCreditsBytes: announcesCreditBytes(clientFeatures),
+      peerCreditWindowBytes: clientWindow,
+      creditWindowBytes: window,
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:pid ${pid}`,
@@ -308,7 +322,12 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
         layout: LAYOUT_VERSION,
         pid: process.pid,
         maxFrameBytes: opts.maxFrameBytes,
-        ...(opts.batches ? { features: engineFeatures(true) } : {}),
+        ...(opts.batches || opts.creditWindowBytes !== undefined
+          ? { features: engineFeatures(opts.batches, opts.creditWindowBytes !== undefined) }
+          : {}),
+        ...(opts.creditWindowBytes === undefined
+          ? {}
+          : { creditWindowBytes: opts.creditWindowBytes }),
       }),
     );
     const offer = await reader.next();
@@ -341,6 +360,11 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       );
     }
     const serverFeatures = readFeatures(offer.features, "server features");
+    const serverWindow = readCreditWindow(
+      serverFeatures,
+      offer.creditWindowBytes,
+      "server creditWindowBytes",
+    );
     const segment = attachSegment(pid, fd, { ringBytes, nonce }, opts.acceptUnsealedSegments);
     socket.write(encodeHandshake({ ready: true }));
     return new ShmRingChannel({
@@ -351,6 +375,8 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       acceptsBatches: opts.batches,
       peerAcceptsBatches: announcesBatch(serverFeatures),
       peerCreditsBytes: announcesCreditBytes(serverFeatures),
+      peerCreditWindowBytes: serverWindow,
+      creditWindowBytes: opts.creditWindowBytes,
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:${address}`,

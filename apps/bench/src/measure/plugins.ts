@@ -31,7 +31,7 @@ export interface BenchMessages {
 
 /**
  * Settings a bench role gives its transport where the transport has them (others ignore them):
- * the transfer server's byte window (`creditWindowBytes` of `@nearwire/uds`).
+ * the transfer server's byte window (`creditWindowBytes` of `@nearwire/uds` and shm-ring).
  */
 export interface TransportTuning {
   creditWindowBytes?: number;
@@ -204,7 +204,7 @@ export async function loadPlugins(only?: readonly PackageName[]): Promise<Plugin
             layer: "rpc",
             addressKind: "path",
             baseline: "uds",
-            transport: (address) => createShmRingTransport({ address, wait }),
+            transport: (address, tuning) => createShmRingTransport({ address, wait, ...tuning }),
           },
           {
             id: `shm-ring-${wait}-channel`,
