@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { defaultBaseRev } from "../src/ci/base-tree.js";
+import { baseTreeAt, defaultBaseRev } from "../src/ci/base-tree.js";
+import { CURRENT_BUILD, workerCapabilities } from "../src/measure/runner.js";
 
 test("the gate's default base: HEAD~1 unless source changed; retaken screenshots do not count", () => {
   const repo = mkdtempSync(join(tmpdir(), "nearwire-base-rev-"));
@@ -24,5 +25,25 @@ test("the gate's default base: HEAD~1 unless source changed; retaken screenshots
     assert.equal(defaultBaseRev(repo), "HEAD", "the working tree is the change under test");
   } finally {
     rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test("a base tree's worker: early client start only when its capabilities role says so", () => {
+  const dir = mkdtempSync(join(tmpdir(), "nearwire-base-worker-"));
+  try {
+    // This tree's worker knows the role; a worker from before it throws "unknown worker role".
+    const here = workerCapabilities(CURRENT_BUILD.workerFile, CURRENT_BUILD.nodeArgs);
+    assert.deepEqual(here, { awaitAddress: true });
+    const old = join(dir, "worker.js");
+    writeFileSync(old, 'throw new Error("unknown worker role " + process.argv[2]);\n');
+    assert.deepEqual(workerCapabilities(old), {});
+    const tree = join(dir, "tree");
+    mkdirSync(join(tree, "apps", "bench", "dist"), { recursive: true });
+    writeFileSync(join(tree, "apps", "bench", "dist", "worker.js"), "process.exit(1);\n");
+    const base = baseTreeAt(tree);
+    assert.ok("build" in base);
+    assert.equal(base.build.clientAwaitsAddress, false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Build } from "../measure/runner.js";
+import { type Build, workerCapabilities } from "../measure/runner.js";
 
 /**
  * The base side of the A/B gate (`--ci`): the parent commit checked out in a temporary git
@@ -38,7 +38,12 @@ export function baseTreeAt(dir: string): BaseTree | NoBaseTree {
     rev: dir,
     sha: undefined,
     root: dir,
-    build: { label: "base", workerFile, nodeArgs: [] },
+    build: {
+      label: "base",
+      workerFile,
+      nodeArgs: [],
+      clientAwaitsAddress: workerCapabilities(workerFile).awaitAddress === true,
+    },
     dispose() {},
   };
 }

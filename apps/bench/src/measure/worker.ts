@@ -15,14 +15,21 @@ import type { RunResult } from "./run-result.js";
  * Child process entry: `worker.js <role> <json>`, talking to the orchestrator over the IPC
  * channel. Roles: `server` (serve one case until told to exit, reporting its CPU time around
  * the measured window), `client` (connect, warm up, wait for go, measure, report), `codec`
- * (tinybench codec benchmarks for one codec).
+ * (tinybench codec benchmarks for one codec), `capabilities` (prints {@link WorkerCapabilities}
+ * as JSON on stdout: what the orchestrator may ask of this build's workers).
  */
 
 /** Messages the orchestrator sends. */
-export type ToWorker = { t: "go" } | { t: "cpu-start" } | { t: "cpu-stop" } | { t: "exit" };
+export type ToWorker =
+  | { t: "go" }
+  | { t: "cpu-start" }
+  | { t: "cpu-stop" }
+  | { t: "exit" }
+  | { t: "address"; address: string };
 /** Messages a worker sends. */
 export type FromWorker =
   | { t: "ready"; address: string }
+  | { t: "waiting" }
   | { t: "warmed" }
   | { t: "cpu-started" }
   | { t: "cpu"; userUs: number; systemUs: number }
@@ -36,6 +43,17 @@ export interface EndpointArgs {
   seed: number;
   durationMs: number;
   warmupMs: number;
+  /**
+   * Client: started beside its server, before the server's address is known. It loads its
+   * modules, sends `waiting`, and connects to the address of the `address` message.
+   */
+  awaitAddress?: boolean;
+}
+
+/** What the workers of a build support, printed by the `capabilities` role. */
+export interface WorkerCapabilities {
+  /** The client role takes `awaitAddress` (older builds' workers do not know the role). */
+  awaitAddress: boolean;
 }
 
 /** Arguments of the codec role. */
@@ -175,8 +193,31 @@ async function serverRole(args: EndpointArgs): Promise<void> {
   process.on("disconnect", () => process.exit(0));
 }
 
+/** Loads what a client of `spec` connects with, so that connecting later costs no import. */
+async function prepare(spec: CaseSpec): Promise<void> {
+  if (spec.transport === "bare-net-uds" || spec.transport === "bare-net-tcp")
+    await import("./bare-net.js");
+  else if (spec.transport === "bare-grpc-js" || spec.transport === "bare-grpc-js-tcp")
+    await import("./bare-grpc.js");
+  else if (spec.transport !== "bare-postmessage") {
+    await loadPluginsFor(spec);
+    await import("./nearwire-endpoints.js");
+  }
+}
+
+/** The client's endpoint: `args`, or with the address the orchestrator sends (`awaitAddress`). */
+async function clientEndpoint(args: EndpointArgs): Promise<EndpointArgs> {
+  if (args.awaitAddress !== true) return args;
+  await prepare(args.spec);
+  const next = nextMessage();
+  void send({ t: "waiting" });
+  const m = await next;
+  if (m.t !== "address") throw new Error(`client waiting for its address got "${m.t}"`);
+  return { ...args, address: m.address };
+}
+
 async function clientRole(args: EndpointArgs): Promise<void> {
-  const client = await connect(args);
+  const client = await connect(await clientEndpoint(args));
   const warm = await warmUp(client, args.spec, args.warmupMs);
   const go = nextMessage();
   void send({ t: "warmed" });
@@ -212,7 +253,10 @@ async function main(): Promise<void> {
   if (role === "server") await serverRole(args as EndpointArgs);
   else if (role === "client") await clientRole(args as EndpointArgs);
   else if (role === "codec") await codecRole(args as CodecArgs);
-  else throw new Error(`unknown worker role ${role}`);
+  else if (role === "capabilities") {
+    const capabilities: WorkerCapabilities = { awaitAddress: true };
+    process.stdout.write(`${JSON.stringify(capabilities)}\n`);
+  } else throw new Error(`unknown worker role ${role}`);
 }
 
 main().then(
