@@ -5,20 +5,12 @@
  * ({@link credit-window-peer}); the client here.
  */
 import { fileURLToPath } from "node:url";
-import {
-  clientStreaming,
-  defineService,
-  messageType,
-  serverStreaming,
-  unary,
-} from "@nearwire/core";
+import { clientStreaming, defineService, serverStreaming, unary } from "@nearwire/core";
 import { spawnTsChild } from "./child-process.js";
-import { patterned, sinkCodec } from "./lending-check.js";
+import { Bytes, Count, patterned, sinkCodec } from "./lending-check.js";
 import { loadFactory } from "./module-refs.js";
 import { createTmpResources } from "./tmp-resources.js";
 
-const Bytes = messageType<Uint8Array>("nearwire.test.Bytes");
-const Count = messageType<{ count: number; size?: number }>("nearwire.test.Count");
 /**
  * `Emit` streams `count` patterned messages of `size` bytes (the peer prints `YIELDED <n>` after
  * each one its handler hands to the engine); `Take` takes one message, then reads on only once

@@ -19,8 +19,9 @@ import { spawnTsChild } from "./child-process.js";
 import { loadFactory } from "./module-refs.js";
 import { createTmpResources } from "./tmp-resources.js";
 
-const Bytes = messageType<Uint8Array>("nearwire.test.Bytes");
-const Count = messageType<{ count: number; size?: number }>("nearwire.test.Count");
+/** A raw byte message, and a count (with a size) as JSON: the messages of the checks' services. */
+export const Bytes = messageType<Uint8Array>("nearwire.test.Bytes");
+export const Count = messageType<{ count: number; size?: number }>("nearwire.test.Count");
 /**
  * Raw byte messages one way or the other: `Take` counts a request stream; `Emit` streams `count`
  * patterned messages of `size` bytes.
