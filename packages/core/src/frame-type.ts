@@ -90,5 +90,29 @@ export function creditWindowBytes(announced: number): number {
   return Math.min(SEND_WINDOW_BYTES, Math.max(MIN_CREDIT_WINDOW_BYTES, announced));
 }
 
+/**
+ * The byte window a preface announces, as both sides read it ({@link creditWindowBytes}), or
+ * undefined: only with {@link FEATURE_CREDIT_BYTES} and {@link FEATURE_CREDIT_WINDOW} in
+ * `features` and a window sent beside them (HELLO bytes 24–27, the shm-ring handshake's key).
+ */
+export function announcedCreditWindow(
+  features: number | undefined,
+  announced: number | undefined,
+): number | undefined {
+  const bits = features ?? 0;
+  if (announced === undefined || (bits & FEATURE_CREDIT_BYTES) === 0) return undefined;
+  return (bits & FEATURE_CREDIT_WINDOW) === 0 ? undefined : creditWindowBytes(announced);
+}
+
+/**
+ * The feature bits the RPC engine's side of a preface announces: credit by bytes always, BATCH
+ * when `batches`, its own byte window when `window`.
+ */
+export function rpcFeatures(batches: boolean, window: boolean): number {
+  return (
+    (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES | (window ? FEATURE_CREDIT_WINDOW : 0)
+  );
+}
+
 /** One of the {@link FrameType} values. */
 export type FrameTypeValue = (typeof FrameType)[keyof typeof FrameType];

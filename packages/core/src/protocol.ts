@@ -8,7 +8,9 @@
  * - `FEATURE_BATCH`: the preface's feature bit for BATCH frames; `FEATURE_CREDIT_BYTES` the one
  *   for credit by bytes, with `CREDIT_GRANT_BYTES` and `SEND_WINDOW_BYTES`;
  *   `FEATURE_CREDIT_WINDOW` the one for a receiver's own byte window, with
- *   `MIN_CREDIT_WINDOW_BYTES` and `creditWindowBytes` (the window an announced value stands for).
+ *   `MIN_CREDIT_WINDOW_BYTES`, `creditWindowBytes` (the window an announced value stands for) and
+ *   `announcedCreditWindow` (the window a preface announces, if any); `rpcFeatures`: the bits
+ *   the RPC engine's side of a preface announces.
  * - `ENVELOPE_HEADROOM_BYTES`: the most envelope bytes a MESSAGE or REQUEST adds to a message.
  * - The RPC frame payloads (REQUEST … HEADERS): `encodeRequest` / `decodeRequest` (into a
  *   `RequestHead`, reusable), `encodeStatus` / `decodeStatus` (`StatusFrame`), `encodeCallId`
@@ -19,6 +21,7 @@
  */
 export type { FrameTypeValue } from "./frame-type.js";
 export {
+  announcedCreditWindow,
   CREDIT_GRANT_BYTES,
   creditWindowBytes,
   FEATURE_BATCH,
@@ -26,6 +29,7 @@ export {
   FEATURE_CREDIT_WINDOW,
   FrameType,
   MIN_CREDIT_WINDOW_BYTES,
+  rpcFeatures,
   SEND_WINDOW_BYTES,
 } from "./frame-type.js";
 export type { StatusFrame } from "./rpc/envelope.js";

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CREDIT_GRANT_BYTES, creditWindowBytes } from "../src/frame-type.js";
+import {
+  announcedCreditWindow,
+  CREDIT_GRANT_BYTES,
+  creditWindowBytes,
+  FEATURE_CREDIT_BYTES,
+  FEATURE_CREDIT_WINDOW,
+} from "../src/frame-type.js";
 import { INITIAL_CREDIT } from "../src/rpc/envelope.js";
 import {
   GRANT_PARTS,
@@ -121,6 +127,14 @@ describe("an announced byte window (CREDIT_WINDOW, PROTOCOL.md §5.4)", () => {
     assert.equal(creditWindowBytes(300_000), 300_000);
     assert.equal(creditWindowBytes(2 * 1024 * KiB + 1), 2 * 1024 * KiB);
     assert.equal(creditWindowBytes(0xffff_ffff), 2 * 1024 * KiB);
+    // A preface announces one only with both bits and the value beside them.
+    const both = FEATURE_CREDIT_BYTES | FEATURE_CREDIT_WINDOW;
+    assert.equal(announcedCreditWindow(both, 300_000), 300_000);
+    assert.equal(announcedCreditWindow(both, 1), 64 * KiB);
+    assert.equal(announcedCreditWindow(both, undefined), undefined);
+    assert.equal(announcedCreditWindow(FEATURE_CREDIT_WINDOW, 300_000), undefined);
+    assert.equal(announcedCreditWindow(FEATURE_CREDIT_BYTES, 300_000), undefined);
+    assert.equal(announcedCreditWindow(undefined, 300_000), undefined);
   });
 
   it("512 KiB: 64 KiB messages get credit every 4 (256 KiB), not every 16", () => {

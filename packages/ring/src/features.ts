@@ -1,11 +1,11 @@
 /** The set-up's `features` (PROTOCOL.md §6.1, §6.4): HELLO's feature bits as a handshake value. */
 import { Code, NearwireError } from "@nearwire/core";
 import {
-  creditWindowBytes,
+  announcedCreditWindow,
   FEATURE_BATCH,
   FEATURE_CREDIT_BYTES,
-  FEATURE_CREDIT_WINDOW,
   MIN_CREDIT_WINDOW_BYTES,
+  rpcFeatures,
   SEND_WINDOW_BYTES,
 } from "@nearwire/core/protocol";
 
@@ -38,12 +38,11 @@ export function announcesCreditBytes(features: number | undefined): boolean {
 
 /**
  * The feature bits the RPC engine's side of a set-up announces: BATCH and credit by bytes when
- * `batches`, else credit by bytes alone; with its own byte window when `window`.
+ * `batches`, else credit by bytes alone; with its own byte window when `window` (core's
+ * `rpcFeatures`).
  */
 export function engineFeatures(batches: boolean, window = false): number {
-  return (
-    (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES | (window ? FEATURE_CREDIT_WINDOW : 0)
-  );
+  return rpcFeatures(batches, window);
 }
 
 /**
@@ -73,9 +72,5 @@ export function readCreditWindow(
   what: string,
 ): number | undefined {
   if (value === undefined) return undefined;
-  const announced = readFeatures(value, what);
-  if (announced === undefined) return undefined;
-  const bits = features ?? 0;
-  if ((bits & FEATURE_CREDIT_BYTES) === 0 || (bits & FEATURE_CREDIT_WINDOW) === 0) return undefined;
-  return creditWindowBytes(announced);
+  return announcedCreditWindow(features, readFeatures(value, what));
 }

@@ -13,14 +13,13 @@ import {
   NearwireError,
   type Peer,
 } from "@nearwire/core";
-import { FrameType } from "@nearwire/core/protocol";
+import { announcedCreditWindow, FrameType } from "@nearwire/core/protocol";
 import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import { decodeGoAway, encodeFrame, encodeGoAway, FrameDecoder } from "@nearwire/frame";
 import type { SocketReader } from "@nearwire/socket";
 import { sniffWants } from "@nearwire/socket";
 import { BatchWriter } from "./batch-writer.js";
 import {
-  announcedWindow,
   announcesBatch,
   announcesCreditBytes,
   answerFeatures,
@@ -431,7 +430,7 @@ export class SocketChannel implements Channel {
     this.#peerMaxFrameBytes = hello.maxFrameBytes;
     this.#peerAcceptsBatches = announcesBatch(hello.features);
     this.#peerCreditsBytes = announcesCreditBytes(hello.features);
-    this.#peerCreditWindowBytes = announcedWindow(hello);
+    this.#peerCreditWindowBytes = announcedCreditWindow(hello.features, hello.creditWindowBytes);
     if (this.#role === "server") {
       this.#decoder.setMaxPayloadBytes(this.#options.maxFrameBytes);
       const { batches, creditWindowBytes } = this.#options;

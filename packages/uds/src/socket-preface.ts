@@ -5,7 +5,7 @@
  * channel keeps the state.
  */
 import { Code, NearwireError } from "@nearwire/core";
-import { creditWindowBytes, FrameType } from "@nearwire/core/protocol";
+import { FrameType, rpcFeatures } from "@nearwire/core/protocol";
 import {
   decodeHello,
   encodeFrame,
@@ -75,10 +75,7 @@ export function readHello(type: number, payload: Uint8Array): Hello {
  * without BATCH or a window sends the 16-byte HELLO.
  */
 export function clientFeatures(batches: boolean, window: boolean): number | undefined {
-  if (!batches && !window) return undefined;
-  return (
-    (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES | (window ? FEATURE_CREDIT_WINDOW : 0)
-  );
+  return batches || window ? rpcFeatures(batches, window) : undefined;
 }
 
 /**
@@ -91,10 +88,7 @@ export function answerFeatures(
   batches: boolean,
   window: boolean,
 ): number | undefined {
-  if (clientFeatures === undefined) return undefined;
-  return (
-    (batches ? FEATURE_BATCH : 0) | FEATURE_CREDIT_BYTES | (window ? FEATURE_CREDIT_WINDOW : 0)
-  );
+  return clientFeatures === undefined ? undefined : rpcFeatures(batches, window);
 }
 
 /** Whether a HELLO's features announce BATCH frames. */
@@ -105,19 +99,6 @@ export function announcesBatch(features: number | undefined): boolean {
 /** Whether a HELLO's features announce credit by bytes. */
 export function announcesCreditBytes(features: number | undefined): boolean {
   return ((features ?? 0) & FEATURE_CREDIT_BYTES) !== 0;
-}
-
-/**
- * The byte window a HELLO announces (PROTOCOL.md §5.4), as both sides read it, or undefined:
- * only with credit by bytes and the window bit, and the field present.
- */
-export function announcedWindow(hello: Hello): number | undefined {
-  const features = hello.features ?? 0;
-  if ((features & FEATURE_CREDIT_BYTES) === 0 || (features & FEATURE_CREDIT_WINDOW) === 0)
-    return undefined;
-  return hello.creditWindowBytes === undefined
-    ? undefined
-    : creditWindowBytes(hello.creditWindowBytes);
 }
 
 /**
