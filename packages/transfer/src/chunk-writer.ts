@@ -1,58 +1,11 @@
+import { giveIoBuffer, IO_BUFFER_BYTES, takeIoBuffer } from "./io-buffers.js";
+
 /**
  * Size of a write batch: received chunks are copied into one and it is written to the file
- * when full (or when the transfer drains). Measured here (`FileHandle.write` to ext4, CPU per
- * GiB): 64 KiB writes 0.80 s, 256 KiB 0.32 s, 512 KiB 0.23 s, 1 MiB 0.19 s; 512 KiB costs
- * little more than 1 MiB and holds half the memory (two batches per transfer, ten transfers at
- * once: 10 MiB). The copy (one per byte, from the received frame) lets the frame go at once.
+ * when full (or when the transfer drains); one of the process's pooled I/O buffers. The copy
+ * (one per byte, from the received frame) lets the frame go at once.
  */
-export const WRITE_BATCH_BYTES = 512 * 1024;
-
-/** Write batches kept for reuse while the process is idle (8 MiB). */
-const IDLE_POOL_MAX = 16;
-/** How long the pool keeps more than {@link IDLE_POOL_MAX} batches after they were last needed. */
-const TRIM_AFTER_MS = 2000;
-
-/**
- * Write batches of the process's transfers: kept for reuse up to as many as were in use at once
- * lately, so a steady load (ten uploads at a time, upload after upload) takes every batch from
- * the pool instead of allocating and dropping 1 MiB per upload, which made the garbage collector
- * run full collections for external memory; two seconds after the peak has passed, the pool
- * goes back to {@link IDLE_POOL_MAX}.
- */
-const pool: Uint8Array[] = [];
-let inUse = 0;
-/** The most batches in use at once in the current period, and in the one before. */
-let peak = 0;
-let lastPeak = 0;
-let trimTimer: NodeJS.Timeout | undefined;
-
-function takeBatch(): Uint8Array {
-  inUse++;
-  if (inUse > peak) peak = inUse;
-  return pool.pop() ?? new Uint8Array(WRITE_BATCH_BYTES);
-}
-
-function releaseBatch(b: Uint8Array): void {
-  inUse--;
-  if (inUse + pool.length < Math.max(IDLE_POOL_MAX, peak, lastPeak)) pool.push(b);
-  if (pool.length > IDLE_POOL_MAX && trimTimer === undefined) {
-    trimTimer = setTimeout(trim, TRIM_AFTER_MS);
-    trimTimer.unref();
-  }
-}
-
-/** Drops the batches past what the last two periods needed (at least the idle count). */
-function trim(): void {
-  trimTimer = undefined;
-  const keep = Math.max(IDLE_POOL_MAX, peak, lastPeak) - inUse;
-  if (pool.length > keep) pool.length = Math.max(keep, 0);
-  lastPeak = peak;
-  peak = inUse;
-  if (pool.length > IDLE_POOL_MAX) {
-    trimTimer = setTimeout(trim, TRIM_AFTER_MS);
-    trimTimer.unref();
-  }
-}
+export const WRITE_BATCH_BYTES = IO_BUFFER_BYTES;
 
 /**
  * Writes a transfer's chunks behind its receive loop (the server's upload, the client's
@@ -96,15 +49,15 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
     writing = sink.write(batch.subarray(0, n)).then(
       () => {
         writing = undefined;
-        if (released) releaseBatch(batch);
+        if (released) giveIoBuffer(batch);
         else if (filling === undefined) filling = batch;
-        else releaseBatch(batch);
+        else giveIoBuffer(batch);
       },
       (err: unknown) => {
         writing = undefined;
         failed = true;
         failure = err;
-        releaseBatch(batch); // the write is over: the batch is free again
+        giveIoBuffer(batch); // the write is over: the batch is free again
       },
     );
   };
@@ -112,7 +65,7 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
   const copy = (data: Uint8Array, from: number): number => {
     let at = from;
     while (at < data.byteLength) {
-      if (filling === undefined) filling = takeBatch();
+      if (filling === undefined) filling = takeIoBuffer();
       const n = Math.min(filling.byteLength - filled, data.byteLength - at);
       filling.set(n === data.byteLength ? data : data.subarray(at, at + n), filled);
       filled += n;
@@ -150,7 +103,7 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
     },
     release() {
       released = true;
-      if (filling !== undefined) releaseBatch(filling);
+      if (filling !== undefined) giveIoBuffer(filling);
       filling = undefined;
       filled = 0;
     },

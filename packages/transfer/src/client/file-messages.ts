@@ -2,6 +2,7 @@ import type { Hash } from "node:crypto";
 import { close, open, read } from "node:fs";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
+import { giveIoBuffer, IO_BUFFER_BYTES, READ_BLOCK_BYTES, takeIoBuffer } from "../io-buffers.js";
 import { localFsError } from "../local-fs-error.js";
 import type { UploadChunk } from "../service.js";
 
@@ -34,27 +35,38 @@ interface Read {
  * An upload's messages read straight from a file: the one loop of a file upload, with no
  * generator chain and no buffer made per chunk.
  *
- * Three chunk buffers take turns: one is the chunk just handed out (the engine encodes a
- * message into its send buffer before it asks for the next one, so that buffer is free again
- * at the next `next()`), one holds the chunk read ahead (held back until the read after it
- * tells whether it is the last: the last message carries `last` and the whole file's SHA-256),
- * and one is being read into, so the disk works while the previous chunk is sent. A read is a
- * callback `fs.read`; `next()` makes one promise, or returns a settled one when the read came
- * first.
+ * The file is read in blocks of whole chunks ({@link READ_BLOCK_BYTES}), each into one of the
+ * process's pooled I/O buffers (a buffer of this upload when a chunk is larger): a read per
+ * 64 KiB chunk cost far more, most of it in the kernel. A message is a view of its block. A
+ * block is read into again only after its last chunk went out and the engine asked for the next
+ * message (it encodes a message into its send buffer before it asks for the next one), and the
+ * next block is read while this one's chunks go out: two blocks per upload, three when a block
+ * is one chunk (one handed out, one read ahead, one being read). The last chunk of a block is
+ * held back until the next read tells whether it is the file's last: the last message carries
+ * `last` and the whole file's SHA-256. A read is a callback `fs.read`; `next()` makes one
+ * promise, or returns a settled one when the read came first.
  */
 export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   private readonly o: FileMessagesOptions;
   private fd = -1;
-  private readonly free: Uint8Array[];
+  /** Bytes per block: whole chunks. */
+  private readonly blockBytes: number;
+  /** Blocks are pooled I/O buffers (else buffers of this upload, kept in `spare`). */
+  private readonly pooled: boolean;
+  private readonly spare: Uint8Array[] = [];
+  /** Most blocks taken at once, and how many are taken now. */
+  private readonly maxBlocks: number;
+  private taken = 0;
   /** File position of the next read. */
   private pos = 0;
   private first = true;
-  /** The chunk read ahead, not yet handed out (undefined before the first read completed). */
-  private held: Read | undefined;
-  /** The buffer handed out by the last `next()`: free again at the following one. */
-  private lent: Uint8Array | undefined;
+  /** The block whose chunks are being handed out, and where its next chunk starts. */
+  private cur: Read | undefined;
+  private off = 0;
+  /** The block of the last message when that was its block's last chunk: free at `next()`. */
+  private lent: Read | undefined;
   private reading = false;
-  /** The completed read that `next()` has not yet taken. */
+  /** The read in flight, or the completed one that `step()` has not yet taken. */
   private done: Read | undefined;
   private failure: Error | undefined;
   /** The pending `next()`, waiting for a read. */
@@ -67,7 +79,12 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
 
   constructor(options: FileMessagesOptions) {
     this.o = options;
-    this.free = [0, 1, 2].map(() => new Uint8Array(options.chunkBytes));
+    const chunk = options.chunkBytes;
+    this.pooled = chunk <= IO_BUFFER_BYTES;
+    this.blockBytes = this.pooled
+      ? chunk * Math.max(1, Math.floor(READ_BLOCK_BYTES / chunk))
+      : chunk;
+    this.maxBlocks = this.blockBytes > chunk ? 2 : 3;
   }
 
   [Symbol.asyncIterator](): this {
@@ -75,16 +92,13 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   }
 
   next(): Promise<IteratorResult<UploadChunk>> {
-    if (this.lent !== undefined) {
-      this.free.push(this.lent);
-      this.lent = undefined;
-    }
+    this.giveLent();
     if (this.finished) return Promise.resolve({ done: true, value: undefined });
     if (this.fd < 0) {
       this.opening ??= this.openFile();
       return this.opening.then(() => this.next());
     }
-    if (!this.reading && this.done === undefined && this.failure === undefined) this.startRead();
+    this.readAhead();
     const r = this.step();
     if (r !== undefined) return r instanceof Error ? Promise.reject(r) : Promise.resolve(r);
     return new Promise((resolve, reject) => {
@@ -94,6 +108,7 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   }
 
   return(): Promise<IteratorResult<UploadChunk>> {
+    this.giveLent();
     this.finish();
     return Promise.resolve({ done: true, value: undefined });
   }
@@ -112,11 +127,32 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
     });
   }
 
-  private startRead(): void {
-    const buf = this.free.pop() as Uint8Array;
+  private take(): Uint8Array {
+    this.taken++;
+    if (this.pooled) return takeIoBuffer();
+    return this.spare.pop() ?? new Uint8Array(this.blockBytes);
+  }
+
+  private give(r: Read | undefined): void {
+    if (r === undefined) return;
+    this.taken--;
+    if (this.pooled) giveIoBuffer(r.buf);
+    else this.spare.push(r.buf);
+  }
+
+  private giveLent(): void {
+    this.give(this.lent);
+    this.lent = undefined;
+  }
+
+  /** Starts the next read when none is in flight or waiting and a block is free. */
+  private readAhead(): void {
+    if (this.reading || this.done !== undefined || this.failure !== undefined) return;
+    if (this.finished || this.taken >= this.maxBlocks) return;
+    const buf = this.take();
     this.reading = true;
     this.done = { buf, at: this.pos, n: 0 };
-    read(this.fd, buf, 0, buf.byteLength, this.pos, this.onRead);
+    read(this.fd, buf, 0, this.blockBytes, this.pos, this.onRead);
   }
 
   private readDone(err: NodeJS.ErrnoException | null, n: number): void {
@@ -127,6 +163,8 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
       this.pos += n;
     }
     if (this.finished) {
+      this.give(this.done);
+      this.done = undefined;
       this.closeFd();
       return;
     }
@@ -142,41 +180,49 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   }
 
   /**
-   * Takes completed reads until a message can be handed out (or an error ends the upload);
+   * Hands out the next chunk, taking completed reads as needed (or an error ends the upload);
    * undefined while a read is still needed (started here). No promise: `next()` makes the one.
    */
   private step(): IteratorResult<UploadChunk> | Error | undefined {
+    const o = this.o;
     for (;;) {
       if (this.failure !== undefined) {
         const err = this.failure;
         this.finish();
         return err;
       }
+      const cur = this.cur;
+      const from = this.off;
+      const end =
+        cur === undefined ? 0 : Math.min(cur.n, from - (from % o.chunkBytes) + o.chunkBytes);
+      if (cur !== undefined && end < cur.n) {
+        this.off = end; // not its block's last chunk: out at once
+        return { done: false, value: this.message(cur, from, end, false) };
+      }
+      // Its block's last chunk, or no block yet: the next read tells what comes after it.
+      this.readAhead();
       const got = this.done;
       if (got === undefined || this.reading) return undefined;
       this.done = undefined;
-      const o = this.o;
       if (got.n === 0) {
-        // End of file: the held chunk (or an empty one) is the last message.
-        this.free.push(got.buf);
+        this.give(got); // end of file: the held chunk (or an empty one) is the last message
         return this.last();
       }
       o.hash.update(got.buf.subarray(0, got.n));
-      const held = this.held;
-      // A chunk wholly before the confirmed offset is only hashed.
-      if (got.at + got.n <= o.resumeAt) this.free.push(got.buf);
-      else this.held = got;
-      this.startRead();
-      if (held !== undefined) {
-        this.lent = held.buf;
-        const m = this.message(held, false);
-        o.progress(held.at + held.n);
-        return { done: false, value: m };
+      if (got.at + got.n <= o.resumeAt) {
+        this.give(got); // wholly before the confirmed offset: only hashed
+        continue;
       }
+      this.cur = got;
+      this.off = Math.max(0, o.resumeAt - got.at);
+      if (cur === undefined) continue;
+      this.lent = cur;
+      this.readAhead();
+      return { done: false, value: this.message(cur, from, end, false) };
     }
   }
 
-  /** The last message: the held chunk, or an empty one at the end. */
+  /** The last message: the rest of the block being handed out, or an empty one at the end. */
   private last(): IteratorResult<UploadChunk> | Error {
     const o = this.o;
     o.sent.totalBytes = this.pos;
@@ -185,35 +231,42 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
         Code.FailedPrecondition,
         `source ended at ${this.pos} B, before the confirmed ${o.resumeAt} B`,
       );
-    const held = this.held ?? { buf: EMPTY, at: this.pos, n: 0 };
-    this.held = undefined;
-    const m = this.message(held, true);
+    const cur = this.cur ?? { buf: EMPTY, at: this.pos, n: 0 };
+    const m = this.message(cur, this.off, cur.n, true);
+    if (this.cur !== undefined) this.lent = this.cur;
+    this.cur = undefined;
     this.finish();
-    o.progress(this.pos);
     return { done: false, value: m };
   }
 
-  private message(r: Read, last: boolean): UploadChunk {
+  /** The message of `r`'s bytes `from … end`; reports the progress up to its end. */
+  private message(r: Read, from: number, end: number, last: boolean): UploadChunk {
     const o = this.o;
-    const skip = Math.max(0, o.resumeAt - r.at);
-    const data = r.buf.subarray(skip, r.n);
+    const data = r.buf.subarray(from, end);
     const m: UploadChunk = {
       name: this.first ? o.name : "",
       sizeBytes: this.first ? o.sizeBytes : -1,
-      offsetBytes: r.at + skip,
+      offsetBytes: r.at + from,
       data,
       crc32c: crc32c(data),
       last,
       sha256: last ? new Uint8Array(o.hash.digest()) : EMPTY,
     };
     this.first = false;
+    o.progress(r.at + end);
     return m;
   }
 
+  /** Ends the upload's reading: gives back every block but the one of the last message. */
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    if (!this.reading) this.closeFd();
+    this.give(this.cur);
+    this.cur = undefined;
+    if (this.reading) return; // its callback gives the block back and closes the file
+    this.give(this.done);
+    this.done = undefined;
+    this.closeFd();
   }
 
   private closeFd(): void {

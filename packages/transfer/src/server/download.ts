@@ -5,6 +5,7 @@ import type { HandlerContext } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { hashFileRange } from "../hash-file-range.js";
+import { READ_BLOCK_BYTES } from "../io-buffers.js";
 import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes, plainBytes } from "../plain-bytes.js";
@@ -14,9 +15,6 @@ import { openDirIn, openFileIn } from "./root-dir.js";
 import type { ServedRoot } from "./served-root.js";
 
 const EMPTY = new Uint8Array(0);
-
-/** Chunks are read from disk in blocks of about this size (256 KiB; one chunk when larger). */
-const READ_BLOCK_BYTES = 256 * 1024;
 
 /**
  * The `download` handler: streams one version of the file from the client's offset when the
