@@ -51,7 +51,7 @@ describe("transfer plan", () => {
     );
   });
 
-  it("a filter keeps the baselines beside a file row, and drops them otherwise", () => {
+  it("a filter keeps the baselines beside a file or memory row, and drops them otherwise", () => {
     const file = transferPlan("small", ALL, (c) => c.key.includes("uds/raw/file-upload"));
     assert.deepEqual(
       file.filter((c) => c.kind === "baseline").map((c) => c.key),
@@ -60,10 +60,17 @@ describe("transfer plan", () => {
         "transfer-baseline:cp-fsync/64MiB",
         "transfer-baseline:bare-net-uds/64MiB",
         "transfer-baseline:bare-net-uds-fsync/64MiB",
+        "transfer-baseline:floor-file/64MiB",
       ],
     );
     const many = transferPlan("default", ALL, (c) => c.kind === "many");
-    assert.equal(many.filter((c) => c.kind === "baseline").length, 4);
+    assert.equal(many.filter((c) => c.kind === "baseline").length, 5);
+    // A memory row's yardstick is the receiver floor on the memory root alone.
+    const memory = transferPlan("default", ALL, (c) => c.key.includes("raw/memory-upload"));
+    assert.deepEqual(
+      memory.filter((c) => c.kind === "baseline").map((c) => c.key),
+      ["transfer-baseline:floor-memory/1GiB"],
+    );
     const seed = transferPlan("small", ALL, (c) => c.kind === "seed");
     assert.ok(seed.length > 0 && seed.every((c) => c.kind === "seed"));
   });
@@ -180,6 +187,18 @@ function fixture(): TransferReport {
         count: 1,
       },
       {
+        spec: {
+          kind: "baseline",
+          key: "transfer-baseline:floor-memory/1GiB",
+          baseline: "floor-memory",
+          bytes: GiB,
+        },
+        elapsedNs: 1e9,
+        bytes: GiB,
+        count: 1,
+        server: { ...figures(0), cpuUs: 1.25e6, mainThreadCpuUs: 0.8e6 },
+      },
+      {
         spec: large("transfer-large:uds/raw/file-upload-1GiB", "file", "uds"),
         elapsedNs: 2e9,
         bytes: GiB,
@@ -258,7 +277,7 @@ describe("transfer report", () => {
     assert.match(note(), /same disk, uds\/raw\/2MiBx10, does 2\.50×/);
   });
 
-  it("targets: CPU per GiB, ratios to cp and the pipeline with fsync, GB/s, seed, RSS", () => {
+  it("targets: CPU per GiB, ratios to cp and the pipeline with fsync, GB/s, floor, seed, RSS", () => {
     const tables = transferTables(fixture());
     const targets = tables.find((t) => t.title.includes("targets"));
     assert.ok(targets);
@@ -279,6 +298,11 @@ describe("transfer report", () => {
       "met",
     ]);
     assert.deepEqual(row("shm-ring-spin/raw/memory-upload-1GiB ≥ 0.8 GB/s"), ["4.29 GB/s", "met"]);
+    // The receiver floor: 1.25 s of CPU per GiB allows at most 1.074 ÷ 1.25 = 0.86 GB/s.
+    assert.deepEqual(row("floor-memory/1GiB: a receiving server's own work"), [
+      "1.25 s (JS thread 0.80 s; 0.86 GB/s)",
+      "yardstick",
+    ]);
     // Seed: 200 uploads in 2 s, 1 s of server CPU: 100/s, 5 ms each.
     assert.deepEqual(row("uds/raw/2MiBx10 ≥ 150 uploads/s"), ["100", "NOT met"]);
     assert.deepEqual(row("uds/raw/2MiBx10: server CPU ≤ 4 ms"), ["5.00 ms", "NOT met"]);

@@ -22,6 +22,7 @@ import type {
   BareArgs,
   ClientArgs,
   ClientResult,
+  FloorArgs,
   FromChild,
   ProcessFigures,
   ServeArgs,
@@ -308,12 +309,48 @@ class Rig {
   }
 }
 
+/**
+ * A receiver-floor row: one process on the server's core does a transfer server's own work on
+ * the bytes (see `floor` in transfer-child.ts), into the file rows' or the memory rows' root.
+ */
+async function runFloor(
+  rig: Rig,
+  spec: Extract<TransferCase, { kind: "baseline" }>,
+  run: TransferRun,
+): Promise<void> {
+  const root = spec.baseline === "floor-memory" ? rig.memRoot : rig.fileRoot;
+  if (root === undefined) throw new Error("no tmpfs at /dev/shm for the memory floor");
+  const file = join(root, "floor.bin");
+  try {
+    const child = rig.start(
+      "floor",
+      { file, bytes: spec.bytes } satisfies FloorArgs,
+      rig.serverCore,
+    );
+    await child.expect("warmed");
+    child.send({ t: "go" });
+    const result = (await child.expect("result")).result;
+    run.elapsedNs = result.elapsedNs;
+    run.server = pick(result);
+    run.count = 1;
+    run.bytes = spec.bytes;
+    if (statSync(file).size !== spec.bytes)
+      throw new Error(`floor file has ${statSync(file).size} B, expected ${spec.bytes} B`);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
 /** A baseline row: `cp` (with or without sync) or a bare `node:net` pipeline. */
 async function runBaseline(
   rig: Rig,
   spec: Extract<TransferCase, { kind: "baseline" }>,
   run: TransferRun,
 ): Promise<void> {
+  if (spec.baseline === "floor-file" || spec.baseline === "floor-memory") {
+    await runFloor(rig, spec, run);
+    return;
+  }
   const { work, serverCore, clientCore } = rig;
   const start = rig.start.bind(rig);
   const from = rig.src(spec.bytes);

@@ -3,12 +3,14 @@
  * `node transfer-child.js <role> <json args>`.
  *
  * Roles: `serve` (the transfer service over `root`), `client` (a seed, large or many run),
- * `bare-serve` / `bare-client` (the `node:net` + `stream.pipeline` baseline).
+ * `bare-serve` / `bare-client` (the `node:net` + `stream.pipeline` baseline), `floor` (what a
+ * receiving server must do per byte without any transfer: the receiver-floor baseline).
  *
  * Parent → child: `mark` (start the window: CPU and RSS marks), `go` (clients: run), `report`
  * (servers: send the window's figures). Child → parent: `ready`, `warmed`, `marked`, `done`,
  * `result`, `error`.
  */
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, createWriteStream, readFileSync, rmSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -16,6 +18,7 @@ import { createConnection, createServer } from "node:net";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ClientConnection } from "@nearwire/core";
+import { crc32c } from "@nearwire/frame";
 import {
   createTransferClient,
   createTransferHandlers,
@@ -73,6 +76,13 @@ export interface ClientArgs {
   dest: string;
   warmupMs: number;
   durationMs: number;
+}
+
+/** Arguments of the receiver-floor process. */
+export interface FloorArgs {
+  /** The file written (in the root a server of the same rows would write to). */
+  file: string;
+  bytes: number;
 }
 
 /** Arguments of the bare pipeline's processes. */
@@ -336,16 +346,74 @@ async function bareClient(args: BareArgs): Promise<void> {
   });
 }
 
+/** Chunk, write batch and checkpoint of the receiver floor: the transfer server's defaults. */
+const FLOOR_CHUNK = 64 * 1024;
+const FLOOR_BATCH = 512 * 1024;
+const FLOOR_SYNC_EVERY = 8 * 1024 * 1024;
+
+/**
+ * The receiver floor: a transfer server's own work on `bytes` of received data, with no
+ * transfer — CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes (one in flight while the
+ * next batch is hashed), an fdatasync every 8 MiB behind the writes and an fsync at the end —
+ * from one generated batch in memory. A row's server can be no cheaper than this per GiB.
+ */
+async function floor(args: FloorArgs): Promise<void> {
+  const batch = new Uint8Array(FLOOR_BATCH);
+  for (let i = 0; i < batch.byteLength; i++) batch[i] = (i * 131 + (i >> 9)) & 0xff;
+  const fh = await open(args.file, "w");
+  try {
+    send({ t: "warmed" });
+    await next("go");
+    const figures = markWindow();
+    const t0 = process.hrtime.bigint();
+    const hash = createHash("sha256");
+    let writing: Promise<unknown> = Promise.resolve();
+    let syncing: Promise<unknown> = Promise.resolve();
+    for (let pos = 0; pos < args.bytes; pos += FLOOR_BATCH) {
+      const n = Math.min(FLOOR_BATCH, args.bytes - pos);
+      for (let at = 0; at < n; at += FLOOR_CHUNK) {
+        const chunk = batch.subarray(at, Math.min(at + FLOOR_CHUNK, n));
+        crc32c(chunk);
+        hash.update(chunk);
+      }
+      await writing;
+      writing = fh.write(batch, 0, n, pos);
+      if ((pos + n) % FLOOR_SYNC_EVERY === 0) {
+        await syncing;
+        syncing = writing.then(() => fh.datasync());
+      }
+    }
+    await writing;
+    await syncing;
+    await fh.sync();
+    hash.digest();
+    send({
+      t: "result",
+      result: {
+        ...figures(),
+        elapsedNs: Number(process.hrtime.bigint() - t0),
+        count: 1,
+        bytes: args.bytes,
+      },
+    });
+  } finally {
+    await fh.close();
+  }
+}
+
 const [role, json] = process.argv.slice(2);
 const roles: Record<string, (args: never) => Promise<void>> = {
   serve,
   client,
   "bare-serve": bareServe,
   "bare-client": bareClient,
+  floor,
 };
 const run = roles[role ?? ""];
 if (run === undefined || json === undefined) {
-  process.stderr.write("usage: transfer-child <serve|client|bare-serve|bare-client> <json>\n");
+  process.stderr.write(
+    "usage: transfer-child <serve|client|bare-serve|bare-client|floor> <json>\n",
+  );
   process.exit(2);
 }
 run(JSON.parse(json) as never).catch((err: unknown) => {

@@ -42,9 +42,22 @@ export type TransferCase =
   | {
       kind: "baseline";
       key: string;
-      baseline: "cp" | "cp-fsync" | "bare-net-uds" | "bare-net-uds-fsync";
+      baseline: Baseline;
       bytes: number;
     };
+
+/**
+ * The yardsticks of the large rows: `cp` (with a sync) and a bare `node:net` pipeline, file to
+ * file; `floor-file` / `floor-memory`, a receiving server's own work per byte without a transfer
+ * (CRC-32C, SHA-256, writes and syncs into the file rows' or the memory rows' root).
+ */
+export type Baseline =
+  | "cp"
+  | "cp-fsync"
+  | "bare-net-uds"
+  | "bare-net-uds-fsync"
+  | "floor-file"
+  | "floor-memory";
 
 /** How much a profile measures. */
 export type TransferProfile = "small" | "default" | "full";
@@ -205,7 +218,15 @@ export function transferPlan(
     concurrency: 1,
     ...(chunkBytes === undefined ? {} : { chunkBytes }),
   });
-  for (const b of ["cp", "cp-fsync", "bare-net-uds", "bare-net-uds-fsync"] as const)
+  const baselines = [
+    "cp",
+    "cp-fsync",
+    "bare-net-uds",
+    "bare-net-uds-fsync",
+    "floor-file",
+    "floor-memory",
+  ] as const;
+  for (const b of baselines)
     out.push({ kind: "baseline", key: `transfer-baseline:${b}/${size}`, baseline: b, bytes });
   for (const transport of LARGE_TRANSPORTS[profile].filter(has)) {
     if (codec(FILE_CODEC)) {
@@ -236,10 +257,16 @@ export function transferPlan(
           concurrency: many.concurrency,
         });
   }
-  // Baselines are measured whenever a file-to-file row is (they are its yardstick).
+  // Baselines are measured whenever a row they are the yardstick of is: the memory floor
+  // beside a memory-to-memory row, the others beside a file-to-file row.
   const kept = out.filter((c) => c.kind !== "baseline" && keep(c));
-  const anyFile = kept.some((c) => (c.kind === "large" || c.kind === "many") && c.where === "file");
-  return [...out.filter((c) => c.kind === "baseline" && (anyFile || keep(c))), ...kept];
+  const any = (where: "file" | "memory") =>
+    kept.some((c) => (c.kind === "large" || c.kind === "many") && c.where === where);
+  const yardstick = (b: Baseline) => any(b === "floor-memory" ? "memory" : "file");
+  return [
+    ...out.filter((c) => c.kind === "baseline" && (yardstick(c.baseline) || keep(c))),
+    ...kept,
+  ];
 }
 
 /** The name a large or many run transfers as (`i`: which of the concurrent transfers). */

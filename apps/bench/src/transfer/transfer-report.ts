@@ -206,7 +206,7 @@ function largeTable(report: TransferReport): Table {
   }
   return {
     title: "Transfer: large files, one way",
-    note: `GB/s = 10^9 B/s of payload. file-* = file to file through the page cache of ${report.fileDir}: an upload reads a file and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it. memory-* = a generated source or a discarding Writable on the client (downloads with lendChunks: the sink calls back at once, so the client reuses its buffers), the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 32 MiB. CPU s = the whole process; JS thread s = its JavaScript thread alone (Linux), without the thread pool's file writes and the GC helper threads: the kernel's cost of putting written bytes into the page cache lands there and swings several-fold between runs on a VM (0.2–1.9 s per GiB measured here for the same 512 KiB writes), so the JS thread is the steadier figure of what nearwire's code costs.`,
+    note: `GB/s = 10^9 B/s of payload. file-* = file to file through the page cache of ${report.fileDir}: an upload reads a file and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it. memory-* = a generated source or a discarding Writable on the client (downloads with lendChunks: the sink calls back at once, so the client reuses its buffers), the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. floor-file / floor-memory = a receiving server's own work without a transfer, one process on the server's core: CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes, an fdatasync every 8 MiB and an fsync at the end, into the file rows' root and the memory rows' root (server columns): no row's server can cost less per GiB. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 32 MiB. CPU s = the whole process; JS thread s = its JavaScript thread alone (Linux), without the thread pool's file writes and the GC helper threads: the kernel's cost of putting written bytes into the page cache lands there and swings several-fold between runs on a VM (0.2–1.9 s per GiB measured here for the same 512 KiB writes), so the JS thread is the steadier figure of what nearwire's code costs.`,
     headers: [
       "case",
       "GB/s",
@@ -274,6 +274,7 @@ function targetsTable(report: TransferReport): Table {
     const g = gbps(r) as number;
     rows.push([`${idOf(r)} ≥ 0.8 GB/s`, `${g.toFixed(2)} GB/s`, verdict(g >= 0.8)]);
   }
+  floorRows(runs, rows);
   seedTargets(runs, rows, verdict);
   for (const r of runs) {
     if (r.spec.kind !== "many" && !(r.spec.kind === "large" && r.spec.bytes >= 1024 ** 3)) continue;
@@ -286,10 +287,34 @@ function targetsTable(report: TransferReport): Table {
   }
   return {
     title: "Transfer: targets",
-    note: "The targets of bulk transfer against this run's rows. File rows: CPU per GiB per side (the process is the verdict, its JS thread is beside it: the kernel's page-cache cost on the thread pool swings between runs), ÷ cp + fsync and, for uds, ÷ the bare pipeline + fsync, both on the same disk. The target for shm-ring file to file on a tmpfs root (≥ 0.7× cp, ≥ 1.2× the bare pipeline) has no row: the file rows run on the file directory's disk. Seed rows: the fastest nearwire row on the disk and on tmpfs. Not here: buffers and promises per chunk (checked by packages/transfer/test/per-chunk-cost.test.ts) and in-place codec encode (the main report's codec table). A target measured at a smaller size than its own (the small profile uses 64 MiB) says so in its case id.",
+    note: "The targets of bulk transfer against this run's rows. File rows: CPU per GiB per side (the process is the verdict, its JS thread is beside it: the kernel's page-cache cost on the thread pool swings between runs), ÷ cp + fsync and, for uds, ÷ the bare pipeline + fsync, both on the same disk. The target for shm-ring file to file on a tmpfs root (≥ 0.7× cp, ≥ 1.2× the bare pipeline) has no row: the file rows run on the file directory's disk. Seed rows: the fastest nearwire row on the disk and on tmpfs. Yardstick rows: the receiver floors' CPU per GiB, and what it allows: a row needs its server's CPU per GiB at most 1.074 ÷ its GB/s target (1.34 s for 0.8 GB/s). Not here: buffers and promises per chunk (checked by packages/transfer/test/per-chunk-cost.test.ts) and in-place codec encode (the main report's codec table). A target measured at a smaller size than its own (the small profile uses 64 MiB) says so in its case id.",
     headers: ["target", "this run", "verdict"],
     rows,
   };
+}
+
+/**
+ * What the receiver floors say of the targets: a server's own work per GiB without a transfer
+ * (no verdict: a yardstick), and the most GB/s a server that did only that on one core could
+ * move.
+ */
+function floorRows(runs: TransferRun[], rows: string[][]): void {
+  for (const r of runs) {
+    if (r.spec.kind !== "baseline" || !r.spec.baseline.startsWith("floor-")) continue;
+    const cpu =
+      r.server === undefined ? undefined : r.server.cpuUs / 1e6 / (r.spec.bytes / 1024 ** 3);
+    const js =
+      r.server?.mainThreadCpuUs === undefined
+        ? undefined
+        : r.server.mainThreadCpuUs / 1e6 / (r.spec.bytes / 1024 ** 3);
+    const most =
+      cpu === undefined || cpu === 0 ? "—" : `${(1024 ** 3 / 1e9 / cpu).toFixed(2)} GB/s`;
+    rows.push([
+      `${idOf(r)}: a receiving server's own work, CPU per GiB (at most GB/s on one core)`,
+      `${seconds(cpu)} s (JS thread ${seconds(js)} s; ${most})`,
+      "yardstick",
+    ]);
+  }
 }
 
 /**
