@@ -161,6 +161,49 @@ describe("RingChannel adaptive wait", () => {
   });
 });
 
+/**
+ * A producer sending one 1 KiB record per millisecond while its consumer answers every
+ * `every`-th record with a frame of `answerType`: the records (from the third window of 64 on)
+ * sent while the producer's receive loop was awake.
+ */
+async function awakeAtSends(answerType: number, every: number): Promise<number[]> {
+  const [producer, consumer] = loopbackPair();
+  let answers = 0;
+  let received = 0;
+  producer.start({ onFrame: () => answers++, onClose: () => {} });
+  consumer.start({
+    onFrame: () => {
+      if (++received % every === 0) consumer.send(answerType, Uint8Array.of(every));
+    },
+    onClose: () => {},
+  });
+  const record = new Uint8Array(1024);
+  const awake: number[] = [];
+  for (let i = 0; i < 256; i++) {
+    for (let waited = 0; !producer.asleep && waited < 100; waited++) await sleep(1);
+    assert.equal(producer.send(0x10, record), true);
+    if (i >= 128 && !producer.asleep) awake.push(i);
+    await sleep(1);
+  }
+  while (received < 256 || answers < 256 / every) await turn();
+  await Promise.all([producer.close(), consumer.close()]);
+  return awake;
+}
+
+describe("RingChannel bulk producer", () => {
+  it("CREDIT every 4 records (a 512 KiB window of 64 KiB chunks) does not keep it awake", async () => {
+    // CREDIT (0x15) is not an answer: 64 records per window against none received.
+    const awake = await awakeAtSends(0x15, 4);
+    assert.deepEqual(awake, [], `records sent while the loop was awake: ${awake}`);
+  });
+
+  it("another frame every 4 records is an answer: the producer stays a chase", async () => {
+    // 16 answers per 64 records is above one per BULK_RATIO (8): each send keeps it spinning.
+    const awake = await awakeAtSends(0x11, 4);
+    assert.ok(awake.length > 64, `records sent while the loop was awake: ${awake.length} of 128`);
+  });
+});
+
 describe("RingChannel sendWith without room in the ring", () => {
   it("encodes into its scratch, writes or queues it without a copy; every frame arrives intact, in order", async () => {
     // Frames from 1 B to 3 rings long (fragments), sent back to back while the consumer reads
