@@ -329,7 +329,7 @@ export abstract class RingChannel implements Channel {
         // caller, who then sends the next request) run only when this callback returns.
         this.sent = false;
         this.lastActivity = performance.now();
-        if (this.spinMs > 0 && !this.bulk) {
+        if (this.spinMs > 0) {
           this.chaseUntil = turnEnd;
           this.chaseHops = 0;
           RESOLVED.then(this.chase);
@@ -371,7 +371,9 @@ export abstract class RingChannel implements Channel {
         this.sent = false;
         this.chaseHops = 0;
         producing = true;
-      } else if (delivered === 0 && ++this.chaseHops >= CHASE_HOPS) {
+      } else if (delivered === 0 && ++this.chaseHops >= CHASE_HOPS && !this.bulk) {
+        // No answer in sight for CHASE_HOPS hops: spin briefly for it (a bulk producer expects
+        // none: it goes back to the pump, which parks it).
         const end = performance.now() + CHASE_SPIN_MS;
         for (let i = 1; delivered === 0; i++) {
           delivered = this.poll();
