@@ -18,6 +18,9 @@ export interface WorkerChannelParts {
   acceptsBatches: boolean;
   peerAcceptsBatches: boolean;
   peerCreditsBytes: boolean;
+  /** The byte window the peer announced, and this side's, as both sides read them (§5.4). */
+  peerCreditWindowBytes?: number | undefined;
+  creditWindowBytes?: number | undefined;
   /** This side: 0 for the connector (writes ring 0), 1 for the listener (writes ring 1). */
   side: 0 | 1;
   /** The connection's own port: its `close` event is the peer's end (or death). */
@@ -61,6 +64,8 @@ export class WorkerChannel extends RingChannel implements Channel {
       acceptsBatches: parts.acceptsBatches,
       peerAcceptsBatches: parts.peerAcceptsBatches,
       peerCreditsBytes: parts.peerCreditsBytes,
+      peerCreditWindowBytes: parts.peerCreditWindowBytes,
+      creditWindowBytes: parts.creditWindowBytes,
       wait: parts.wait,
       spinUs: parts.spinUs,
       peer: parts.peer,

@@ -24,4 +24,12 @@ export interface WorkerChannelOptions extends RingOptions {
    * the worker's start-up: the offer waits in its port until it listens).
    */
   handshakeTimeoutMs?: number;
+  /**
+   * Bytes of messages the other thread may send on one call before this side's credit for them
+   * comes back (the byte window, PROTOCOL.md §5.4), 64 KiB … 2 MiB, else INVALID_ARGUMENT;
+   * announced in the set-up (`creditWindowBytes` beside `features`, as shm-ring's handshake).
+   * Left out, a peer holds 2 MiB per stream. A listener announces it only to connectors that
+   * send `features` (nearwire's RPC clients).
+   */
+  creditWindowBytes?: number;
 }

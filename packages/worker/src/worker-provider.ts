@@ -5,6 +5,7 @@ import {
   agreeMaxFrameBytes,
   announcesBatch,
   announcesCreditBytes,
+  checkCreditWindowOption,
   checkHeader,
   checkMaxFrameBytes,
   checkRingBytes,
@@ -12,6 +13,7 @@ import {
   DEFAULT_RING_BYTES,
   engineFeatures,
   maxPayloadFor,
+  readCreditWindow,
   readFeatures,
 } from "@nearwire/ring";
 import { WorkerChannel } from "./worker-channel.js";
@@ -49,6 +51,7 @@ interface ListenerAnswer {
   nearwire?: string;
   maxFrameBytes?: unknown;
   features?: unknown;
+  creditWindowBytes?: unknown;
   code?: number;
   reason?: string;
   message?: string;
@@ -58,11 +61,16 @@ interface ListenerAnswer {
  * Set-up over the endpoint (the only messages nearwire posts; all carry `nearwire`):
  *
  *   connector -> listener  {nearwire:"offer", version:1, buffer:SharedArrayBuffer,
- *                           ringBytes:C, maxFrameBytes:Fc, nonce:"<16 hex>",
+ *                           ringBytes:C, maxFrameBytes:Fc, features?:u32,
+ *                           creditWindowBytes?:u32, nonce:"<16 hex>",
  *                           port:MessagePort (transferred)}
  *   listener  -> connector {nearwire:"listening"}   posted by listen(): an offer that went
  *                           unseen (the worker started its port before listening) is re-sent
- *   on the offer's port:   {nearwire:"ready", maxFrameBytes:F} | {nearwire:"error", code, reason?, message}
+ *   on the offer's port:   {nearwire:"ready", maxFrameBytes:F, features?:u32,
+ *                           creditWindowBytes?:u32} | {nearwire:"error", code, reason?, message}
+ *
+ * `features` and `creditWindowBytes` are those of shm-ring's handshake (PROTOCOL.md §6.1): the
+ * listener answers them only to an offer that has `features`.
  *
  * F, the connection's frame limit, is max(C/2 - 16, min(listener's, Fc)); an absent
  * maxFrameBytes (in either) means that side does not fragment: one record per frame.
@@ -83,6 +91,8 @@ interface Offer {
   maxFrameBytes?: unknown;
   /** Feature bits (FEATURE_BATCH), when the connector says any. */
   features?: unknown;
+  /** The connector's byte window (with the features' window bit, PROTOCOL.md §5.4). */
+  creditWindowBytes?: unknown;
   nonce: string;
   port: MessagePort;
 }
@@ -121,6 +131,8 @@ interface ProviderConfig {
   readonly maxFrameBytes: number;
   readonly handshakeTimeoutMs: number;
   readonly batches: boolean;
+  /** The byte window this side announces (checked), or undefined. */
+  readonly creditWindowBytes: number | undefined;
   /** How channels name the other side: `worker:<threadId>` or `worker:port`. */
   readonly peer: string;
 }
@@ -140,6 +152,7 @@ function providerConfig(options: WorkerChannelOptions): ProviderConfig {
     maxFrameBytes: checkMaxFrameBytes(options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES),
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
     batches: options.batches === true,
+    creditWindowBytes: checkCreditWindowOption(options.creditWindowBytes),
     peer: describe(options.port),
   };
 }
@@ -177,6 +190,7 @@ function acceptOffer(
 ): void {
   const { maxFrameBytes, batches, wait, spinUs, peer } = config;
   const port = m.port;
+  let peerWindow: number | undefined;
   const refuse = (err: NearwireError): void => {
     const body: Record<string, unknown> = {
       nearwire: "error",
@@ -209,6 +223,7 @@ function acceptOffer(
       maxPayloadFor(m.ringBytes),
     );
     offered = readFeatures(m.features, "connector features");
+    peerWindow = readCreditWindow(offered, m.creditWindowBytes, "connector creditWindowBytes");
   } catch (err) {
     refuse(NearwireError.from(err, Code.FailedPrecondition));
     return;
@@ -216,6 +231,7 @@ function acceptOffer(
   seen.add(m.nonce);
   // As HELLO's features (PROTOCOL.md §4.1): answered only when the offer has them.
   const answered = offered !== undefined;
+  const window = answered ? config.creditWindowBytes : undefined;
   const channel = new WorkerChannel({
     buffer: m.buffer,
     ringBytes: m.ringBytes,
@@ -223,6 +239,8 @@ function acceptOffer(
     acceptsBatches: answered && batches,
     peerAcceptsBatches: announcesBatch(offered),
     peerCreditsBytes: announcesCreditBytes(offered),
+    peerCreditWindowBytes: peerWindow,
+    creditWindowBytes: window,
     side: 1,
     port,
     wait,
@@ -233,7 +251,8 @@ function acceptOffer(
   port.postMessage({
     nearwire: "ready",
     maxFrameBytes: agreed,
-    ...(answered ? { features: engineFeatures(batches) } : {}),
+    ...(answered ? { features: engineFeatures(batches, window !== undefined) } : {}),
+    ...(window === undefined ? {} : { creditWindowBytes: window }),
   });
   onChannel(channel);
 }
@@ -242,6 +261,7 @@ function acceptOffer(
 function connectByOffer(config: ProviderConfig): Promise<Channel> {
   const { endpoint, ringBytes, maxFrameBytes, handshakeTimeoutMs, batches, wait, spinUs, peer } =
     config;
+  const window = config.creditWindowBytes;
   const { buffer, nonce } = createWorkerSegment(ringBytes);
   return new Promise<Channel>((resolve, reject) => {
     // Each offered port with its listener (removed by reference: Deno's MessagePort has
@@ -250,6 +270,7 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
     let agreed = maxPayloadFor(ringBytes);
     let peerBatches = false;
     let peerCreditsBytes = false;
+    let peerWindow: number | undefined;
     let timer: NodeJS.Timeout | undefined;
     /** Ends the connect: with the port the listener took, or with why it failed. */
     const finish = (outcome: MessagePort | NearwireError): void => {
@@ -274,6 +295,8 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
           acceptsBatches: batches,
           peerAcceptsBatches: peerBatches,
           peerCreditsBytes,
+          peerCreditWindowBytes: peerWindow,
+          creditWindowBytes: window,
           side: 0,
           port: winner,
           wait,
@@ -290,6 +313,7 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
         const features = readFeatures(m.features, "listener features");
         peerBatches = announcesBatch(features);
         peerCreditsBytes = announcesCreditBytes(features);
+        peerWindow = readCreditWindow(features, m.creditWindowBytes, "listener creditWindowBytes");
         return port;
       } catch (err) {
         return NearwireError.from(err, Code.Internal);
@@ -311,7 +335,10 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
             buffer,
             ringBytes,
             maxFrameBytes,
-            ...(batches ? { features: engineFeatures(true) } : {}),
+            ...(batches || window !== undefined
+              ? { features: engineFeatures(batches, window !== undefined) }
+              : {}),
+            ...(window === undefined ? {} : { creditWindowBytes: window }),
             nonce,
             port: port2,
           },
