@@ -67,6 +67,49 @@ function loopbackPair(maxFrameBytes?: number): [LoopbackChannel, LoopbackChannel
   return [a, b];
 }
 
+/**
+ * A producer sending one 1 KiB record per millisecond (a producer waiting on its disk) while
+ * its consumer answers every `every`-th record with a frame of `answerType`. From the third
+ * window of 64 records on (the first ones set the ratio): the records sent while the producer's
+ * receive loop was awake, how often it was woken and how many answers came.
+ */
+async function producerRun(
+  answerType: number,
+  every: number,
+): Promise<{ awake: number[]; wakes: number; bells: number }> {
+  const [producer, consumer] = loopbackPair();
+  let answers = 0;
+  let received = 0;
+  producer.start({ onFrame: () => answers++, onClose: () => {} });
+  consumer.start({
+    onFrame: () => {
+      if (++received % every === 0) consumer.send(answerType, Uint8Array.of(every));
+    },
+    onClose: () => {},
+  });
+  const record = new Uint8Array(1024);
+  const awake: number[] = [];
+  let wakesBefore = 0;
+  let answersBefore = 0;
+  for (let i = 0; i < 256; i++) {
+    if (i === 128) {
+      wakesBefore = producer.wakes;
+      answersBefore = answers;
+    }
+    // Sent while the loop is parked (it parks 50 µs after the last answer; a loaded machine
+    // may take longer to get there).
+    for (let waited = 0; !producer.asleep && waited < 100; waited++) await sleep(1);
+    assert.equal(producer.send(0x10, record), true);
+    if (i >= 128 && !producer.asleep) awake.push(i);
+    await sleep(1);
+  }
+  while (received < 256 || answers < 256 / every) await turn();
+  assert.equal(answers, 256 / every);
+  const result = { awake, wakes: producer.wakes - wakesBefore, bells: answers - answersBefore };
+  await Promise.all([producer.close(), consumer.close()]);
+  return result;
+}
+
 describe("RingChannel adaptive wait", () => {
   it("a side that only sends parks and stays parked; an answer wakes it", async () => {
     const [producer, consumer] = loopbackPair();
@@ -117,89 +160,25 @@ describe("RingChannel adaptive wait", () => {
   });
 
   it("a producer answered with credit every 16 records still parks between sends", async () => {
-    const [producer, consumer] = loopbackPair();
-    let credits = 0;
-    let received = 0;
-    producer.start({ onFrame: () => credits++, onClose: () => {} });
-    consumer.start({
-      onFrame: () => {
-        if (++received % 16 === 0) consumer.send(0x11, Uint8Array.of(16));
-      },
-      onClose: () => {},
-    });
-    // One record per millisecond (a producer waiting on its disk), 1 byte of credit back per 16.
-    const record = new Uint8Array(1024);
-    const awakeAtSend: number[] = [];
-    let wakesBefore = 0;
-    let creditsBefore = 0;
-    for (let i = 0; i < 256; i++) {
-      if (i === 128) {
-        wakesBefore = producer.wakes;
-        creditsBefore = credits;
-      }
-      // Sent while the loop is parked (it parks 50 µs after the last credit; a loaded machine
-      // may take longer to get there).
-      for (let waited = 0; !producer.asleep && waited < 100; waited++) await sleep(1);
-      assert.equal(producer.send(0x10, record), true);
-      // Judged from the third window on (the first 64 records set the ratio).
-      if (i >= 128 && !producer.asleep) awakeAtSend.push(i);
-      await sleep(1);
-    }
-    while (received < 256 || credits < 16) await turn();
-    assert.equal(credits, 16);
-    // The sends do not wake the parked loop: only the credits' bells do.
-    assert.deepEqual(
-      awakeAtSend,
-      [],
-      `records sent while the loop was awake or woken by them: ${awakeAtSend}`,
-    );
+    // One record per millisecond (a producer waiting on its disk), an answer (0x11) per 16.
+    const { awake, wakes, bells } = await producerRun(0x11, 16);
+    // The sends do not wake the parked loop: only the answers' bells do.
+    assert.deepEqual(awake, [], `records sent while the loop was awake or woken by them: ${awake}`);
     // In the first window each send woke the parked loop; from the third on only a bell does.
-    const wakes = producer.wakes - wakesBefore;
-    const bells = credits - creditsBefore;
-    assert.ok(wakes <= bells, `woken ${wakes} times by ${bells} credits`);
-    await Promise.all([producer.close(), consumer.close()]);
+    assert.ok(wakes <= bells, `woken ${wakes} times by ${bells} answers`);
   });
 });
-
-/**
- * A producer sending one 1 KiB record per millisecond while its consumer answers every
- * `every`-th record with a frame of `answerType`: the records (from the third window of 64 on)
- * sent while the producer's receive loop was awake.
- */
-async function awakeAtSends(answerType: number, every: number): Promise<number[]> {
-  const [producer, consumer] = loopbackPair();
-  let answers = 0;
-  let received = 0;
-  producer.start({ onFrame: () => answers++, onClose: () => {} });
-  consumer.start({
-    onFrame: () => {
-      if (++received % every === 0) consumer.send(answerType, Uint8Array.of(every));
-    },
-    onClose: () => {},
-  });
-  const record = new Uint8Array(1024);
-  const awake: number[] = [];
-  for (let i = 0; i < 256; i++) {
-    for (let waited = 0; !producer.asleep && waited < 100; waited++) await sleep(1);
-    assert.equal(producer.send(0x10, record), true);
-    if (i >= 128 && !producer.asleep) awake.push(i);
-    await sleep(1);
-  }
-  while (received < 256 || answers < 256 / every) await turn();
-  await Promise.all([producer.close(), consumer.close()]);
-  return awake;
-}
 
 describe("RingChannel bulk producer", () => {
   it("CREDIT every 4 records (a 512 KiB window of 64 KiB chunks) does not keep it awake", async () => {
     // CREDIT (0x15) is not an answer: 64 records per window against none received.
-    const awake = await awakeAtSends(0x15, 4);
+    const { awake } = await producerRun(0x15, 4);
     assert.deepEqual(awake, [], `records sent while the loop was awake: ${awake}`);
   });
 
   it("another frame every 4 records is an answer: the producer stays a chase", async () => {
     // 16 answers per 64 records is above one per BULK_RATIO (8): each send keeps it spinning.
-    const awake = await awakeAtSends(0x11, 4);
+    const { awake } = await producerRun(0x11, 4);
     assert.ok(awake.length > 64, `records sent while the loop was awake: ${awake.length} of 128`);
   });
 });

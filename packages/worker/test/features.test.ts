@@ -5,52 +5,6 @@ import { type Channel, Code } from "@nearwire/core";
 import { createWorkerChannelProvider } from "../src/index.js";
 import { createWorkerSegment } from "../src/worker-segment.js";
 
-/**
- * A bad `features` value in the set-up (PROTOCOL.md §6.4, as §6.1). BATCH only when both sides
- * said so: the channel suite's negotiation tests, channel-suite.test.ts.
- */
-describe("worker set-up: a bad features value", () => {
-  for (const bad of ["1", -1, 1.5, 2 ** 32, null]) {
-    it(`connector features ${JSON.stringify(bad)}: refused INVALID_ARGUMENT, the listener keeps serving`, async () => {
-      const { port1, port2 } = new MessageChannel();
-      const accepted: Channel[] = [];
-      const l = await createWorkerChannelProvider({ port: port1, batches: true }).listen((ch) => {
-        accepted.push(ch);
-      });
-      const { buffer, nonce } = createWorkerSegment(4096);
-      const reply = new MessageChannel();
-      const answer = new Promise<{ nearwire?: string; code?: number; message?: string }>((r) =>
-        reply.port1.once("message", r),
-      );
-      port2.postMessage(
-        {
-          nearwire: "offer",
-          version: 1,
-          buffer,
-          ringBytes: 4096,
-          maxFrameBytes: 65536,
-          features: bad,
-          nonce,
-          port: reply.port2,
-        },
-        [reply.port2],
-      );
-      const m = await answer;
-      assert.equal(m.nearwire, "error");
-      assert.equal(m.code, Code.InvalidArgument);
-      assert.match(m.message ?? "", /connector features/);
-      assert.equal(accepted.length, 0, "no channel for the bad offer");
-      reply.port1.close();
-      const good = await createWorkerChannelProvider({ port: port2, batches: true }).connect();
-      assert.equal(good.peerAcceptsBatches, true);
-      await good.close();
-      for (const ch of accepted) await ch.close();
-      await l.close();
-      port1.close();
-    });
-  }
-});
-
 /** An offer made by hand on `port`, with `extra` keys; the listener's answer. */
 async function offer(
   port: MessagePort,
@@ -78,6 +32,41 @@ async function offer(
   reply.port1.close();
   return m;
 }
+
+/**
+ * A bad `features` or `creditWindowBytes` value in the set-up (PROTOCOL.md §6.4, as §6.1): the
+ * offer is refused INVALID_ARGUMENT and the listener keeps serving. BATCH only when both sides
+ * said so: the channel suite's negotiation tests, channel-suite.test.ts.
+ */
+describe("worker set-up: a bad handshake value", () => {
+  const cases: [string, unknown[], (bad: unknown) => Record<string, unknown>][] = [
+    ["features", ["1", -1, 1.5, 2 ** 32, null], (bad) => ({ features: bad })],
+    // Beside features with credit by bytes and the window bit (6).
+    ["creditWindowBytes", ["1", -1, 2 ** 32], (bad) => ({ features: 6, creditWindowBytes: bad })],
+  ];
+  for (const [key, bads, extra] of cases) {
+    for (const bad of bads) {
+      it(`connector ${key} ${JSON.stringify(bad)}: refused INVALID_ARGUMENT, the listener keeps serving`, async () => {
+        const { port1, port2 } = new MessageChannel();
+        const accepted: Channel[] = [];
+        const l = await createWorkerChannelProvider({ port: port1, batches: true }).listen((ch) => {
+          accepted.push(ch);
+        });
+        const m = await offer(port2, extra(bad));
+        assert.equal(m.nearwire, "error");
+        assert.equal(m.code, Code.InvalidArgument);
+        assert.match(m.message ?? "", new RegExp(`connector ${key}`));
+        assert.equal(accepted.length, 0, "no channel for the bad offer");
+        const good = await createWorkerChannelProvider({ port: port2, batches: true }).connect();
+        assert.equal(good.peerAcceptsBatches, true);
+        await good.close();
+        for (const ch of accepted) await ch.close();
+        await l.close();
+        port1.close();
+      });
+    }
+  }
+});
 
 /** PROTOCOL.md §5.4 over the worker set-up: `creditWindowBytes` beside `features`, as §6.1. */
 describe("worker set-up: a receiver's byte window", () => {
@@ -118,27 +107,6 @@ describe("worker set-up: a receiver's byte window", () => {
     await l.close();
     port1.close();
   });
-
-  for (const bad of ["1", -1, 2 ** 32]) {
-    it(`connector creditWindowBytes ${JSON.stringify(bad)}: refused INVALID_ARGUMENT, the listener keeps serving`, async () => {
-      const { port1, port2 } = new MessageChannel();
-      const accepted: Channel[] = [];
-      const l = await createWorkerChannelProvider({ port: port1 }).listen((ch) => {
-        accepted.push(ch);
-      });
-      const m = await offer(port2, { features: 6, creditWindowBytes: bad });
-      assert.equal(m.nearwire, "error");
-      assert.equal(m.code, Code.InvalidArgument);
-      assert.match(m.message ?? "", /connector creditWindowBytes/);
-      assert.equal(accepted.length, 0, "no channel for the bad offer");
-      const good = await createWorkerChannelProvider({ port: port2 }).connect();
-      assert.equal(good.closed, false);
-      await good.close();
-      for (const ch of accepted) await ch.close();
-      await l.close();
-      port1.close();
-    });
-  }
 
   it("an option outside 64 KiB … 2 MiB is INVALID_ARGUMENT at creation", () => {
     const { port1 } = new MessageChannel();
