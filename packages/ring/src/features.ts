@@ -36,13 +36,38 @@ export function announcesCreditBytes(features: number | undefined): boolean {
   return ((features ?? 0) & FEATURE_CREDIT_BYTES) !== 0;
 }
 
+/** The `features` and `creditWindowBytes` keys a set-up message carries (PROTOCOL.md §6.1). */
+export interface FeatureKeys {
+  features?: number;
+  creditWindowBytes?: number;
+}
+
 /**
- * The feature bits the RPC engine's side of a set-up announces: BATCH and credit by bytes when
- * `batches`, else credit by bytes alone; with its own byte window when `window` (core's
- * `rpcFeatures`).
+ * The keys of the opening message (shm-ring's client handshake, the worker offer) of a side
+ * that takes BATCH frames when `batches` and announces `window` when set (core's
+ * `rpcFeatures`): none when it does neither, as a HELLO without a features field.
  */
-export function engineFeatures(batches: boolean, window = false): number {
-  return rpcFeatures(batches, window);
+export function offerFeatureKeys(batches: boolean, window: number | undefined): FeatureKeys {
+  return batches || window !== undefined ? featureKeys(batches, window) : {};
+}
+
+/**
+ * The keys of the answer (shm-ring's server handshake, the worker `ready`) to an opening
+ * message whose `features` were `offered`: none when it had none (as HELLO's features field,
+ * answered only to a client's), else this side's bits and its `window`, if set.
+ */
+export function answerFeatureKeys(
+  offered: number | undefined,
+  batches: boolean,
+  window: number | undefined,
+): FeatureKeys {
+  return offered === undefined ? {} : featureKeys(batches, window);
+}
+
+/** The RPC engine's bits (core's `rpcFeatures`) and `window`, if set. */
+function featureKeys(batches: boolean, window: number | undefined): FeatureKeys {
+  const features = rpcFeatures(batches, window !== undefined);
+  return window === undefined ? { features } : { features, creditWindowBytes: window };
 }
 
 /**

@@ -1,8 +1,10 @@
+export type { FeatureKeys } from "./features.js";
 export {
   announcesBatch,
   announcesCreditBytes,
+  answerFeatureKeys,
   checkCreditWindowOption,
-  engineFeatures,
+  offerFeatureKeys,
   readCreditWindow,
   readFeatures,
 } from "./features.js";

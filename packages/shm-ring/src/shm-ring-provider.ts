@@ -6,14 +6,15 @@ import {
   agreeMaxFrameBytes,
   announcesBatch,
   announcesCreditBytes,
+  answerFeatureKeys,
   checkCreditWindowOption,
   checkMaxFrameBytes,
   checkRingBytes,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_RING_BYTES,
-  engineFeatures,
   LAYOUT_VERSION,
   maxPayloadFor,
+  offerFeatureKeys,
   readCreditWindow,
   readFeatures,
   segmentBytesFor,
@@ -258,9 +259,7 @@ async function accept(
       hello.creditWindowBytes,
       "client creditWindowBytes",
     );
-    const window = clientFeatures === undefined ? undefined : opts.creditWindowBytes;
-    const features =
-      clientFeatures === undefined ? undefined : engineFeatures(opts.batches, window !== undefined);
+    const answer = answerFeatureKeys(clientFeatures, opts.batches, opts.creditWindowBytes);
     // Sized and sealed, but only the header page is committed until the client sends ready.
     segment = createSegment(opts.ringBytes, opts.shmDir);
     socket.write(
@@ -274,8 +273,7 @@ async function accept(
         maxPayloadBytes: maxPayloadFor(opts.ringBytes),
         maxFrameBytes,
         nonce: segment.nonce,
-        ...(features === undefined ? {} : { features }),
-        ...(window === undefined ? {} : { creditWindowBytes: window }),
+        ...answer,
       }),
     );
     const readyFrame = await reader.next();
@@ -292,11 +290,11 @@ async function accept(
       segment,
       maxFrameBytes,
       sendRing: 1,
-      acceptsBatches: announcesBatch(features),
+      acceptsBatches: announcesBatch(answer.features),
       peerAcceptsBatches: announcesBatch(clientFeatures),
       peerCreditsBytes: announcesCreditBytes(clientFeatures),
       peerCreditWindowBytes: clientWindow,
-      creditWindowBytes: window,
+      creditWindowBytes: answer.creditWindowBytes,
       wait: opts.wait,
       spinUs: opts.spinUs,
       peer: `shm-ring:pid ${pid}`,
@@ -322,12 +320,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
         layout: LAYOUT_VERSION,
         pid: process.pid,
         maxFrameBytes: opts.maxFrameBytes,
-        ...(opts.batches || opts.creditWindowBytes !== undefined
-          ? { features: engineFeatures(opts.batches, opts.creditWindowBytes !== undefined) }
-          : {}),
-        ...(opts.creditWindowBytes === undefined
-          ? {}
-          : { creditWindowBytes: opts.creditWindowBytes }),
+        ...offerFeatureKeys(opts.batches, opts.creditWindowBytes),
       }),
     );
     const offer = await reader.next();

@@ -5,14 +5,15 @@ import {
   agreeMaxFrameBytes,
   announcesBatch,
   announcesCreditBytes,
+  answerFeatureKeys,
   checkCreditWindowOption,
   checkHeader,
   checkMaxFrameBytes,
   checkRingBytes,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_RING_BYTES,
-  engineFeatures,
   maxPayloadFor,
+  offerFeatureKeys,
   readCreditWindow,
   readFeatures,
 } from "@nearwire/ring";
@@ -230,17 +231,16 @@ function acceptOffer(
   }
   seen.add(m.nonce);
   // As HELLO's features (PROTOCOL.md §4.1): answered only when the offer has them.
-  const answered = offered !== undefined;
-  const window = answered ? config.creditWindowBytes : undefined;
+  const answer = answerFeatureKeys(offered, batches, config.creditWindowBytes);
   const channel = new WorkerChannel({
     buffer: m.buffer,
     ringBytes: m.ringBytes,
     maxFrameBytes: agreed,
-    acceptsBatches: answered && batches,
+    acceptsBatches: announcesBatch(answer.features),
     peerAcceptsBatches: announcesBatch(offered),
     peerCreditsBytes: announcesCreditBytes(offered),
     peerCreditWindowBytes: peerWindow,
-    creditWindowBytes: window,
+    creditWindowBytes: answer.creditWindowBytes,
     side: 1,
     port,
     wait,
@@ -251,8 +251,7 @@ function acceptOffer(
   port.postMessage({
     nearwire: "ready",
     maxFrameBytes: agreed,
-    ...(answered ? { features: engineFeatures(batches, window !== undefined) } : {}),
-    ...(window === undefined ? {} : { creditWindowBytes: window }),
+    ...answer,
   });
   onChannel(channel);
 }
@@ -335,10 +334,7 @@ function connectByOffer(config: ProviderConfig): Promise<Channel> {
             buffer,
             ringBytes,
             maxFrameBytes,
-            ...(batches || window !== undefined
-              ? { features: engineFeatures(batches, window !== undefined) }
-              : {}),
-            ...(window === undefined ? {} : { creditWindowBytes: window }),
+            ...offerFeatureKeys(batches, window),
             nonce,
             port: port2,
           },
