@@ -37,7 +37,11 @@ export interface RingOptions {
    * parks. Activity is a frame received or sent, except that a side which sent 8 or more
    * records per record received over its last 64 (an upload, a long stream: it receives only
    * stream credit) parks while it goes on sending: it waits on its own source, on credit or on
-   * ring space, not on an answer to each send. Default `adaptive`.
+   * ring space, not on an answer to each send. The other end of such a flow, a side which
+   * received 8 or more records per record sent over its last 64 received (CREDIT counted on
+   * neither side), parks as soon as its ring is empty and is not woken by its own CREDIT: the
+   * producer's bell wakes it, so its spinning does not hold the core from its own work (an
+   * upload server's file writes). Default `adaptive`.
    */
   wait?: WaitMode;
   /** Spin window of `adaptive` mode, µs. Default 50. */

@@ -15,6 +15,17 @@ class LoopbackChannel extends RingChannel {
   peerChannel: LoopbackChannel | undefined;
   sleeps = 0;
   wakes = 0;
+  /** Passes over the receive ring (each a poll, whether or not it found a record). */
+  reads = 0;
+
+  constructor(parts: ConstructorParameters<typeof RingChannel>[0]) {
+    super(parts);
+    const read = this.reader.read.bind(this.reader);
+    this.reader.read = (sink, max) => {
+      this.reads++;
+      return read(sink, max);
+    };
+  }
 
   get asleep(): boolean {
     return this.sleeping;
@@ -180,6 +191,65 @@ describe("RingChannel bulk producer", () => {
     // 16 answers per 64 records is above one per BULK_RATIO (8): each send keeps it spinning.
     const { awake } = await producerRun(0x11, 4);
     assert.ok(awake.length > 64, `records sent while the loop was awake: ${awake.length} of 128`);
+  });
+});
+
+/**
+ * A producer sending one 64 KiB record per millisecond (an uploading client reading its file)
+ * to a consumer that answers every `every`-th record with a frame of `answerType` one
+ * millisecond later (a server returning credit once its write is done). From the third window
+ * of 64 records on: the consumer's passes over its ring per record, how often it was woken,
+ * and how many records found it parked (each rings its data bell).
+ */
+async function consumerRun(
+  answerType: number,
+  every: number,
+): Promise<{ readsPerRecord: number; wakes: number; records: number }> {
+  const [producer, consumer] = loopbackPair();
+  let answers = 0;
+  let received = 0;
+  producer.start({ onFrame: () => answers++, onClose: () => {} });
+  consumer.start({
+    onFrame: () => {
+      if (++received % every === 0)
+        setTimeout(() => consumer.send(answerType, Uint8Array.of(every)), 1);
+    },
+    onClose: () => {},
+  });
+  const record = new Uint8Array(RING / 4);
+  let readsBefore = 0;
+  let wakesBefore = 0;
+  for (let i = 0; i < 256; i++) {
+    if (i === 128) {
+      readsBefore = consumer.reads;
+      wakesBefore = consumer.wakes;
+    }
+    assert.equal(producer.send(0x10, record), true);
+    await sleep(1);
+  }
+  while (received < 256 || answers < 256 / every) await turn();
+  const result = {
+    readsPerRecord: (consumer.reads - readsBefore) / 128,
+    wakes: consumer.wakes - wakesBefore,
+    records: 128,
+  };
+  await Promise.all([producer.close(), consumer.close()]);
+  return result;
+}
+
+describe("RingChannel bulk consumer", () => {
+  it("receiving records and returning only CREDIT, it parks instead of spinning for the next", async () => {
+    const { readsPerRecord, wakes, records } = await consumerRun(0x15, 4);
+    // A delivery is followed by the chase's hops and one pump pass of 16 polls, then it parks
+    // (a spin of 50 µs after each record would be hundreds of polls).
+    assert.ok(readsPerRecord <= 40, `${readsPerRecord} passes over the ring per record`);
+    // Only the records' bells wake it: its own CREDITs (sent while parked) do not.
+    assert.ok(wakes <= records, `woken ${wakes} times for ${records} records`);
+  });
+
+  it("answering every 4th record with another frame, it spins for the next as before", async () => {
+    const { readsPerRecord } = await consumerRun(0x11, 4);
+    assert.ok(readsPerRecord > 40, `${readsPerRecord} passes over the ring per record`);
   });
 });
 
