@@ -434,6 +434,7 @@ async function runTransfer(
       codec: spec.codec,
       address,
       root,
+      spec,
     } satisfies ServeArgs,
     serverCore,
   );

@@ -64,6 +64,8 @@ export interface ServeArgs {
   codec: string;
   address: string;
   root: string;
+  /** The case (its kind decides the byte window: {@link tuningFor}). */
+  spec: TransferCase;
 }
 
 /** Arguments of a `client` process. */
@@ -175,15 +177,19 @@ async function transportOf(id: string) {
 
 /**
  * The byte window (PROTOCOL.md §5.4) of both ends of a transfer, on the transports that take one
- * (uds, shm-ring): what the transfer README advises for many transfers at once. Ten 64 KiB-chunk
- * streams then hold 10 × 512 KiB on the way to the receiver instead of 10 × 2 MiB; one 1 GiB
- * upload runs as fast (over uds from memory: 0.357 GB/s against 0.376 without it, one run each).
+ * (uds, shm-ring), as the transfer README advises: 512 KiB for many transfers at once (the seed
+ * scenario's ten clients, ten 100 MiB files), so ten 64 KiB-chunk streams hold 10 × 512 KiB on
+ * the way to the receiver instead of 10 × 2 MiB; the transports' default (2 MiB) for one large
+ * transfer, which a 512 KiB window held to the pace of the receiver's slowest write: a 1 GiB
+ * file upload over uds ran at 0.37–0.38 GB/s with it and 0.43–0.45 without, alternating.
  */
-const TRANSFER_TUNING = { creditWindowBytes: 512 * 1024 };
+function tuningFor(spec: TransferCase): { creditWindowBytes?: number } {
+  return spec.kind === "large" ? {} : { creditWindowBytes: 512 * 1024 };
+}
 
 async function serve(args: ServeArgs): Promise<void> {
   const make = await transportOf(args.transport);
-  const server = make(args.address, TRANSFER_TUNING).createServer();
+  const server = make(args.address, tuningFor(args.spec)).createServer();
   server.addService(TransferService, createTransferHandlers({ root: args.root }), {
     codec: transferCodec(args.codec),
   });
@@ -224,7 +230,7 @@ async function client(args: ClientArgs): Promise<void> {
   const connections: ClientConnection[] = [];
   const nConnections = spec.kind === "seed" ? spec.clients : 1;
   for (let i = 0; i < nConnections; i++)
-    connections.push(await make(args.address, TRANSFER_TUNING).connect());
+    connections.push(await make(args.address, tuningFor(spec)).connect());
   const chunkBytes = spec.kind === "seed" ? undefined : spec.chunkBytes;
   const clients = connections.map((connection) =>
     createTransferClient({
