@@ -91,7 +91,7 @@ test("HTML tables: each cell shows the JSON's figure and carries the number behi
   assert.equal(Number(codec[2]?.v), 2_000_000);
   assert.equal(codec[4]?.text, fmtCount(8_000_000), "in place encode");
   assert.equal(codec[5]?.text, "4.00×");
-  assert.equal(row(html, "table-codecs", "json/tick")[4]?.text, "—", "json cannot encode in place");
+  assert.equal(row(html, "table-codecs", "json/tick")[4]?.text, "—", "no in-place figure");
   assert.match(html, /<table id="table-latency" class="sortable">/);
 });
 

@@ -170,9 +170,9 @@ for (const name of codecNames) {
     })),
     // Schema-less codecs resolve every type name.
     unknownTypes: name === "json" || name === "msgpack" ? [] : ["nearwire.bench.Nope"],
-    encodeInto: name !== "json",
-    // raw writes fields into `dest` before it finds it out of room (allowed by the contract).
-    untouchedWhenOutOfRoom: name !== "raw",
+    // raw writes fields into `dest` before it finds it out of room, json the text that fits
+    // (both allowed by the contract).
+    untouchedWhenOutOfRoom: name !== "raw" && name !== "json",
     /**
      * Protobuf cannot reject every prefix (a cut at a field boundary is a valid shorter
      * message); FlatBuffers accepts a cut that drops only trailing alignment padding, and then

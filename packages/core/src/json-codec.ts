@@ -20,16 +20,26 @@ export const jsonCodec: Codec = {
 const jsonMessageCodec: MessageCodec<unknown> = {
   decodesInPlace: false,
   encode(value) {
-    try {
-      return encoder.encode(
-        hasBytes(value, 0) ? JSON.stringify(value, replacer) : JSON.stringify(value),
-      );
-    } catch (cause) {
-      throw new NearwireError(Code.Internal, `json encode failed: ${messageOf(cause)}`, {
-        cause,
-        reason: "encode-failed",
-      });
-    }
+    return encoder.encode(textOf(value, bytesTextLength(value, 0)));
+  },
+  encodeInto(value, dest, offset) {
+    return jsonMessageCodec.encodeIntoRange?.(value, dest, offset, dest.byteLength) ?? -1;
+  },
+  /**
+   * The UTF-8 text straight into the send buffer: no byte array of its own per message (a
+   * 64 KiB chunk is 87 KiB of base64 text). A range shorter than the message's base64 alone is
+   * refused before any text is made (a transport tries a socket batch first, then a larger
+   * buffer).
+   */
+  encodeIntoRange(value, dest, start, end) {
+    if (!(start >= 0 && start <= end && end <= dest.byteLength)) return -1;
+    const base64 = bytesTextLength(value, 0);
+    if (base64 > end - start) return -1;
+    const text = textOf(value, base64);
+    // UTF-8 takes at least one byte per UTF-16 unit: a range shorter than the text is too small.
+    if (text.length > end - start) return -1;
+    const r = encoder.encodeInto(text, dest.subarray(start, end));
+    return r.read < text.length ? -1 : r.written;
   },
   decode(bytes) {
     try {
@@ -46,22 +56,43 @@ const jsonMessageCodec: MessageCodec<unknown> = {
   },
 };
 
+/** The JSON text of `value` (`base64`: what {@link bytesTextLength} found in it). */
+function textOf(value: unknown, base64: number): string {
+  try {
+    // No text (undefined, a function) encodes as no bytes, as TextEncoder makes of undefined.
+    return (base64 >= 0 ? JSON.stringify(value, replacer) : JSON.stringify(value)) ?? "";
+  } catch (cause) {
+    throw new NearwireError(Code.Internal, `json encode failed: ${messageOf(cause)}`, {
+      cause,
+      reason: "encode-failed",
+    });
+  }
+}
+
 /**
- * True when `value` holds a Uint8Array anywhere (up to 64 levels deep). Checking first keeps the
- * common case on the fast path: JSON.stringify with a replacer function is several times slower.
+ * The base64 characters of the byte arrays in `value` (up to 64 levels deep), or -1 when it
+ * holds none. Checking first keeps the common case on the fast path (JSON.stringify with a
+ * replacer function is several times slower), and a message's text is at least this long.
  */
-function hasBytes(value: unknown, depth: number): boolean {
-  if (value === null || typeof value !== "object" || depth > 64) return false;
-  if (value instanceof Uint8Array) return true;
+function bytesTextLength(value: unknown, depth: number): number {
+  if (value === null || typeof value !== "object" || depth > 64) return -1;
+  if (value instanceof Uint8Array) return Math.ceil(value.byteLength / 3) * 4;
+  let sum = -1;
   if (Array.isArray(value)) {
-    for (const v of value) if (typeof v === "object" && hasBytes(v, depth + 1)) return true;
-    return false;
+    for (const v of value) {
+      if (typeof v !== "object") continue;
+      const n = bytesTextLength(v, depth + 1);
+      if (n >= 0) sum = Math.max(sum, 0) + n;
+    }
+    return sum;
   }
   for (const k in value) {
     const v = (value as Record<string, unknown>)[k];
-    if (typeof v === "object" && hasBytes(v, depth + 1)) return true;
+    if (typeof v !== "object") continue;
+    const n = bytesTextLength(v, depth + 1);
+    if (n >= 0) sum = Math.max(sum, 0) + n;
   }
-  return false;
+  return sum;
 }
 
 function replacer(this: unknown, _key: string, value: unknown): unknown {

@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { jsonCodec, messageType } from "@nearwire/core";
+import fc from "fast-check";
+import { codecSuite } from "../src/index.js";
+
+const AnyType = messageType<unknown>("test.Any");
+
+/** JSON values with byte arrays among them (they travel as `{"$bytes": base64}`). */
+const withBytes: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    fc.jsonValue({ maxDepth: 1 }),
+    fc.uint8Array({ maxLength: 300 }),
+    fc.array(tie("node"), { maxLength: 4 }),
+    fc.dictionary(
+      fc.string().filter((k) => k !== "__proto__" && k !== "$bytes"),
+      tie("node"),
+      { maxKeys: 4, noNullPrototype: true },
+    ),
+  ),
+})).node;
+
+const chunk = {
+  name: "dir/file.bin",
+  offsetBytes: 65536,
+  data: Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) & 0xff),
+  crc32c: 123456789,
+  last: false,
+  text: "naïve ☃ 😀",
+};
+
+codecSuite({
+  name: "json codec (conformance)",
+  codec: jsonCodec,
+  codecName: "json",
+  decodesInPlace: false,
+  types: [
+    {
+      type: AnyType,
+      values: [chunk, { a: 1, b: [true, null, "x"] }, { empty: new Uint8Array(0) }, [1, 2, 3]],
+      sample: chunk,
+      arbitrary: withBytes,
+      unencodable: [{ big: 10n }],
+    },
+  ],
+  truncation: "reject",
+  // UTF-8 text past the range's length in bytes is written in part before -1 (the contract
+  // allows it inside the range).
+  untouchedWhenOutOfRoom: false,
+  randomBytes: { count: 2000, maxBytes: 64, minRejected: 1900 },
+});
+
+describe("json codec encodeIntoRange", () => {
+  const codec = jsonCodec.forType(AnyType);
+  const encodeIntoRange = codec.encodeIntoRange as NonNullable<typeof codec.encodeIntoRange>;
+
+  test("a range shorter than the message's base64 is refused before any byte is written", () => {
+    const value = { data: new Uint8Array(3000) };
+    const dest = new Uint8Array(3999).fill(0xee);
+    assert.equal(encodeIntoRange(value, dest, 0, 3999), -1);
+    assert.ok(dest.every((b) => b === 0xee));
+    const n = codec.encode(value).byteLength;
+    const big = new Uint8Array(n + 10);
+    assert.equal(encodeIntoRange(value, big, 10, n + 10), n);
+    assert.deepStrictEqual(codec.decode(big.subarray(10)), value);
+  });
+
+  test("non-ASCII text that needs more bytes than the range holds is -1, then fits a larger one", () => {
+    const value = { s: "😀".repeat(100) };
+    const n = codec.encode(value).byteLength;
+    const dest = new Uint8Array(n);
+    assert.equal(encodeIntoRange(value, dest, 0, n - 1), -1);
+    assert.equal(encodeIntoRange(value, dest, 0, n), n);
+    assert.deepStrictEqual(codec.decode(dest), value);
+  });
+
+  test("the same object changed between two sends is encoded as it is at each", () => {
+    const msg = { seq: 1, data: new Uint8Array([1, 2, 3]) };
+    const dest = new Uint8Array(100);
+    const first = encodeIntoRange(msg, dest, 0, 10);
+    assert.equal(first, -1, "too small");
+    msg.seq = 2;
+    msg.data = new Uint8Array([9]);
+    const n = encodeIntoRange(msg, dest, 0, 100);
+    assert.deepStrictEqual(codec.decode(dest.subarray(0, n)), {
+      seq: 2,
+      data: new Uint8Array([9]),
+    });
+  });
+
+  test("a value with no JSON text encodes as no bytes, as encode does", () => {
+    assert.equal(codec.encode(undefined).byteLength, 0);
+    assert.equal(encodeIntoRange(undefined, new Uint8Array(4), 0, 4), 0);
+  });
+});
