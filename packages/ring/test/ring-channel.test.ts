@@ -79,6 +79,26 @@ function loopbackPair(maxFrameBytes?: number): [LoopbackChannel, LoopbackChannel
 }
 
 /**
+ * A loopback pair whose consumer answers every `every`-th record with a frame of `answerType`,
+ * at once or `delayMs` later; `counts` has the records received and the answers that arrived.
+ */
+function answeringPair(answerType: number, every: number, delayMs?: number) {
+  const [producer, consumer] = loopbackPair();
+  const counts = { answers: 0, received: 0 };
+  producer.start({ onFrame: () => counts.answers++, onClose: () => {} });
+  consumer.start({
+    onFrame: () => {
+      if (++counts.received % every !== 0) return;
+      const answer = () => consumer.send(answerType, Uint8Array.of(every));
+      if (delayMs === undefined) answer();
+      else setTimeout(answer, delayMs);
+    },
+    onClose: () => {},
+  });
+  return { producer, consumer, counts };
+}
+
+/**
  * A producer sending one 1 KiB record per millisecond (a producer waiting on its disk) while
  * its consumer answers every `every`-th record with a frame of `answerType`. From the third
  * window of 64 records on (the first ones set the ratio): the records sent while the producer's
@@ -88,16 +108,7 @@ async function producerRun(
   answerType: number,
   every: number,
 ): Promise<{ awake: number[]; wakes: number; bells: number }> {
-  const [producer, consumer] = loopbackPair();
-  let answers = 0;
-  let received = 0;
-  producer.start({ onFrame: () => answers++, onClose: () => {} });
-  consumer.start({
-    onFrame: () => {
-      if (++received % every === 0) consumer.send(answerType, Uint8Array.of(every));
-    },
-    onClose: () => {},
-  });
+  const { producer, consumer, counts } = answeringPair(answerType, every);
   const record = new Uint8Array(1024);
   const awake: number[] = [];
   let wakesBefore = 0;
@@ -105,7 +116,7 @@ async function producerRun(
   for (let i = 0; i < 256; i++) {
     if (i === 128) {
       wakesBefore = producer.wakes;
-      answersBefore = answers;
+      answersBefore = counts.answers;
     }
     // Sent while the loop is parked (it parks 50 µs after the last answer; a loaded machine
     // may take longer to get there).
@@ -114,9 +125,13 @@ async function producerRun(
     if (i >= 128 && !producer.asleep) awake.push(i);
     await sleep(1);
   }
-  while (received < 256 || answers < 256 / every) await turn();
-  assert.equal(answers, 256 / every);
-  const result = { awake, wakes: producer.wakes - wakesBefore, bells: answers - answersBefore };
+  while (counts.received < 256 || counts.answers < 256 / every) await turn();
+  assert.equal(counts.answers, 256 / every);
+  const result = {
+    awake,
+    wakes: producer.wakes - wakesBefore,
+    bells: counts.answers - answersBefore,
+  };
   await Promise.all([producer.close(), consumer.close()]);
   return result;
 }
@@ -199,23 +214,13 @@ describe("RingChannel bulk producer", () => {
  * to a consumer that answers every `every`-th record with a frame of `answerType` one
  * millisecond later (a server returning credit once its write is done). From the third window
  * of 64 records on: the consumer's passes over its ring per record, how often it was woken,
- * and how many records found it parked (each rings its data bell).
+ * and the number of records that covers.
  */
 async function consumerRun(
   answerType: number,
   every: number,
 ): Promise<{ readsPerRecord: number; wakes: number; records: number }> {
-  const [producer, consumer] = loopbackPair();
-  let answers = 0;
-  let received = 0;
-  producer.start({ onFrame: () => answers++, onClose: () => {} });
-  consumer.start({
-    onFrame: () => {
-      if (++received % every === 0)
-        setTimeout(() => consumer.send(answerType, Uint8Array.of(every)), 1);
-    },
-    onClose: () => {},
-  });
+  const { producer, consumer, counts } = answeringPair(answerType, every, 1);
   const record = new Uint8Array(RING / 4);
   let readsBefore = 0;
   let wakesBefore = 0;
@@ -227,7 +232,7 @@ async function consumerRun(
     assert.equal(producer.send(0x10, record), true);
     await sleep(1);
   }
-  while (received < 256 || answers < 256 / every) await turn();
+  while (counts.received < 256 || counts.answers < 256 / every) await turn();
   const result = {
     readsPerRecord: (consumer.reads - readsBefore) / 128,
     wakes: consumer.wakes - wakesBefore,
