@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -101,8 +101,9 @@ test("compare: added and removed rows, different machines named", () => {
   assert.match(md, /\| stream:uds-channel\/frame\/64B \| msgs\/s \|.*\| removed \|/);
 });
 
-test("compare CLI: terminal table, --markdown - to stdout with the table on stderr", () => {
+test("compare CLI: terminal table, --markdown - to stdout with the table on stderr", (t) => {
   const dir = mkdtempSync(join(tmpdir(), "nearwire-compare-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   const a = join(dir, "base.json");
   const b = join(dir, "new.json");
   writeFileSync(a, JSON.stringify(fixtureReport(1)));
