@@ -22,25 +22,8 @@ const jsonMessageCodec: MessageCodec<unknown> = {
   encode(value) {
     return encoder.encode(textOf(value, bytesTextLength(value, 0)));
   },
-  encodeInto(value, dest, offset) {
-    return jsonMessageCodec.encodeIntoRange?.(value, dest, offset, dest.byteLength) ?? -1;
-  },
-  /**
-   * The UTF-8 text straight into the send buffer: no byte array of its own per message (a
-   * 64 KiB chunk is 87 KiB of base64 text). A range shorter than the message's base64 alone is
-   * refused before any text is made (a transport tries a socket batch first, then a larger
-   * buffer).
-   */
-  encodeIntoRange(value, dest, start, end) {
-    if (!(start >= 0 && start <= end && end <= dest.byteLength)) return -1;
-    const base64 = bytesTextLength(value, 0);
-    if (base64 > end - start) return -1;
-    const text = textOf(value, base64);
-    // UTF-8 takes at least one byte per UTF-16 unit: a range shorter than the text is too small.
-    if (text.length > end - start) return -1;
-    const r = encoder.encodeInto(text, dest.subarray(start, end));
-    return r.read < text.length ? -1 : r.written;
-  },
+  encodeInto: (value, dest, offset) => encodeIntoRange(value, dest, offset, dest.byteLength),
+  encodeIntoRange,
   decode(bytes) {
     try {
       if (!isUtf8(bytes)) throw new TypeError("input is not valid UTF-8");
@@ -55,6 +38,22 @@ const jsonMessageCodec: MessageCodec<unknown> = {
     }
   },
 };
+
+/**
+ * The UTF-8 text straight into the send buffer: no byte array of its own per message (a 64 KiB
+ * chunk is 87 KiB of base64 text). A range shorter than the message's base64 alone is refused
+ * before any text is made (a transport tries a socket batch first, then a larger buffer).
+ */
+function encodeIntoRange(value: unknown, dest: Uint8Array, start: number, end: number): number {
+  if (!(start >= 0 && start <= end && end <= dest.byteLength)) return -1;
+  const base64 = bytesTextLength(value, 0);
+  if (base64 > end - start) return -1;
+  const text = textOf(value, base64);
+  // UTF-8 takes at least one byte per UTF-16 unit: a range shorter than the text is too small.
+  if (text.length > end - start) return -1;
+  const r = encoder.encodeInto(text, dest.subarray(start, end));
+  return r.read < text.length ? -1 : r.written;
+}
 
 /** The JSON text of `value` (`base64`: what {@link bytesTextLength} found in it). */
 function textOf(value: unknown, base64: number): string {

@@ -19,7 +19,7 @@ const CHASE_HOPS = 8;
 const CHASE_SPIN_MS = 0.05;
 /** Producing hops without a delivery between two reads of the clock (a power of two). */
 const CHASE_CLOCK_HOPS = 8;
-/** Records this side sends per window over which its send/receive ratio is judged. */
+/** Records this side sends (or, as a consumer, receives) per window over which its ratio is judged. */
 const BULK_WINDOW = 64;
 /**
  * A side that sent this many records or more per record received over the last window is a
@@ -30,10 +30,8 @@ const BULK_WINDOW = 64;
  * 512 KiB byte window, four 64 KiB chunks), and spinning 50–100 µs after each of them cost an
  * uploading client about 0.2 s of CPU per GiB. An RPC pipeline receives about one reply per
  * request and stays a chase.
- */
-const BULK_RATIO = 8;
-/**
- * The other end of such a flow: a side that received BULK_RATIO records or more per record it
+ *
+ * The other end of such a flow: a side that received this many records or more per record it
  * sent over its last BULK_WINDOW received (CREDIT counted on neither side: a receiver returns
  * it for what it took) is a bulk consumer (the server of an upload, the client of a download or
  * of a long stream). It does not spin for the next record either: the producer rings it when
@@ -41,6 +39,7 @@ const BULK_RATIO = 8;
  * server's file writes, pinned to the same core): 0.25 s of the server's CPU per GiB of a
  * shm-ring upload into tmpfs.
  */
+const BULK_RATIO = 8;
 
 /** What every ring channel is built from. */
 export interface RingChannelParts {
