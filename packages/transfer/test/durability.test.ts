@@ -7,6 +7,7 @@ import { Code, type NearwireError } from "@nearwire/core";
 import { transferCodec } from "../src/codecs/index.js";
 import { createTransferHandlers, type Durability } from "../src/index.js";
 import { STAGING_DIR_NAME } from "../src/limits.js";
+import { readPartialState } from "../src/server/partial-state.js";
 import { openPartialUpload, partialPaths } from "../src/server/partial-upload.js";
 import { memoryRig, sha256, tmpDir, waitIdle } from "./support/rig.js";
 
@@ -172,8 +173,7 @@ describe("durability option", () => {
       await next;
       assert.equal(partial.confirmedBytes, MiB, "the first checkpoint confirmed what it synced");
       assert.equal(syncs.length, 2, "the second started");
-      const state = JSON.parse(readFileSync(partial.paths.state, "utf8"));
-      assert.equal(state.confirmedBytes, MiB);
+      assert.equal((await readPartialState(partial.paths.state))?.confirmedBytes, MiB);
       // The second fails (a disk error): the next write fails with it; nothing more is confirmed.
       syncs[1]?.release(Object.assign(new Error("EIO: i/o error"), { code: "EIO" }));
       await new Promise((r) => setImmediate(r));

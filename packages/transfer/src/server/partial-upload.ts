@@ -1,18 +1,10 @@
 import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
-import { type FileHandle, open, rename, unlink } from "node:fs/promises";
+import { type FileHandle, open, unlink } from "node:fs/promises";
 import { Code, NearwireError } from "@nearwire/core";
 import { hashFileRange } from "../hash-file-range.js";
 import { localFsError } from "../local-fs-error.js";
-
-/** What the state file of a partial upload records (JSON, next to the `.part` file). */
-export interface PartialState {
-  name: string;
-  /** Declared size of the whole file, -1 when unknown. */
-  sizeBytes: number;
-  /** Bytes of the `.part` file that were fdatasync'ed before this state was written. */
-  confirmedBytes: number;
-}
+import { PartialStateWriter, readPartialState } from "./partial-state.js";
 
 /** Paths of one name's partial upload inside the staging directory. */
 export interface PartialPaths {
@@ -33,31 +25,6 @@ export function partialPaths(dir: string, name: string): PartialPaths {
 }
 
 const NOFOLLOW = constants.O_NOFOLLOW;
-const READ = constants.O_RDONLY | constants.O_NONBLOCK | NOFOLLOW;
-const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NOFOLLOW;
-
-/** Reads the state of a partial upload; undefined when there is none (or it is unreadable). */
-export async function readPartialState(paths: PartialPaths): Promise<PartialState | undefined> {
-  try {
-    const fh = await open(paths.state, READ);
-    let text: string;
-    try {
-      text = await fh.readFile("utf8");
-    } finally {
-      await fh.close();
-    }
-    const state = JSON.parse(text) as PartialState;
-    if (
-      typeof state.name !== "string" ||
-      !Number.isSafeInteger(state.confirmedBytes) ||
-      !Number.isSafeInteger(state.sizeBytes)
-    )
-      return undefined;
-    return state;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Options of {@link openPartialUpload}. */
 export interface OpenPartialUploadOptions {
@@ -111,7 +78,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
   const { paths, name, sizeBytes, offsetBytes, syncEveryBytes, sync } = options;
   let confirmed = 0;
   if (offsetBytes !== 0) {
-    const state = await readPartialState(paths);
+    const state = await readPartialState(paths.state);
     if (state === undefined || state.name !== name)
       throw new NearwireError(
         Code.FailedPrecondition,
@@ -141,10 +108,11 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
     /** The checkpoint running behind the writes, if any (it never rejects). */
     let behind: Promise<void> | undefined;
     let failure: { error: unknown } | undefined;
+    const stateFile = new PartialStateWriter(paths.state, name, sizeBytes);
     /** fdatasync, then the state: `at` B are confirmed. */
     const confirm = async (at: number): Promise<void> => {
       if (sync) await handle.datasync();
-      await writeState(paths, { name, sizeBytes, confirmedBytes: at });
+      await stateFile.write(at);
       (upload as { hasState: boolean }).hasState = true;
       if (at > upload.confirmedBytes) upload.confirmedBytes = at;
     };
@@ -198,6 +166,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       settled,
       async close() {
         await behind;
+        await stateFile.close();
         await handle.close();
       },
     };
@@ -263,20 +232,4 @@ export async function unlinkIfPresent(path: string): Promise<void> {
   await unlink(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== "ENOENT") throw err;
   });
-}
-
-/**
- * Writes the state file (temp file, rename). Not fsync'ed: it records only bytes fdatasync'ed
- * before it was written, so after a crash an older state (or none: a resume from 0) is safe,
- * and a checkpoint costs one journal commit, not two.
- */
-async function writeState(paths: PartialPaths, state: PartialState): Promise<void> {
-  const tmp = `${paths.state}.tmp`;
-  const fh = await open(tmp, CREATE, 0o600);
-  try {
-    await fh.writeFile(JSON.stringify(state));
-  } finally {
-    await fh.close();
-  }
-  await rename(tmp, paths.state);
 }

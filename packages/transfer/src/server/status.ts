@@ -1,7 +1,8 @@
 import { lstat } from "node:fs/promises";
 import { checkName, splitName } from "../name.js";
 import type { StatusReply, StatusRequest } from "../service.js";
-import { type PartialState, partialPaths, readPartialState } from "./partial-upload.js";
+import { type PartialState, readPartialState } from "./partial-state.js";
+import { partialPaths } from "./partial-upload.js";
 import { lstatNoSymlink, notFoundAs, type OpenDir, openDirIn } from "./root-dir.js";
 import type { ServedRoot } from "./served-root.js";
 import { isLocked } from "./upload-lock.js";
@@ -54,7 +55,7 @@ async function partialOf(
 ): Promise<PartialState | undefined> {
   if (staging === undefined) return undefined;
   const paths = partialPaths(staging.path, name);
-  const state = await readPartialState(paths);
+  const state = await readPartialState(paths.state);
   if (state === undefined || state.name !== name) return undefined;
   const part = await lstat(paths.part).catch(() => undefined);
   return part?.isFile() === true ? state : undefined;
