@@ -2,7 +2,7 @@
  * A conformance client run as a child process by the peer-death suite, to be killed:
  *
  * ```
- * node --import tsx client-main.(ts|js) <config JSON>
+ * node [--import tsx] client-main.(ts|js) <config JSON>
  * ```
  *
  * config: {@link ClientMainConfig}. Connects, starts one call of each streaming kind and a

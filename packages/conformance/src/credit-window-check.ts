@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { clientStreaming, defineService, serverStreaming, unary } from "@nearwire/core";
-import { spawnTsChild } from "./child-process.js";
+import { spawnChild } from "./child-process.js";
 import { Bytes, Count, patterned, sinkCodec } from "./lending-check.js";
 import { loadFactory } from "./module-refs.js";
 import { createTmpResources } from "./tmp-resources.js";
@@ -54,10 +54,11 @@ export async function creditWindowCheck(options: CreditWindowCheckOptions): Prom
   const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
   const peer = fileURLToPath(new URL(`./credit-window-peer${ext}`, import.meta.url));
   const serverWindow = options.receiver === "server" ? window : {};
-  const server = spawnTsChild(
+  const server = spawnChild(
     peer,
     [options.factoryModule, options.address, JSON.stringify(serverWindow)],
     tmp,
+    [options.factoryModule],
   );
   try {
     const address = (await server.waitForLine("LISTENING ", 60_000)).slice(10);

@@ -2,7 +2,7 @@
  * The server process of {@link creditWindowCheck}:
  *
  * ```
- * node --import tsx credit-window-peer.(ts|js) <factoryModule> <address> <options JSON>
+ * node [--import tsx] credit-window-peer.(ts|js) <factoryModule> <address> <options JSON>
  * ```
  *
  * Serves `nearwire.test.Held` on `address` with the transport options given (JSON: the byte

@@ -1,3 +1,4 @@
+export { assertBuilt } from "./assert-built.js";
 export type {
   ChannelPair,
   ChannelSuiteOptions,

@@ -15,7 +15,7 @@ import {
   messageType,
   serverStreaming,
 } from "@nearwire/core";
-import { spawnTsChild } from "./child-process.js";
+import { spawnChild } from "./child-process.js";
 import { loadFactory } from "./module-refs.js";
 import { createTmpResources } from "./tmp-resources.js";
 
@@ -125,7 +125,9 @@ export async function lendingCheck(options: LendingCheckOptions): Promise<Lendin
   const peer = fileURLToPath(new URL(`./lending-peer${ext}`, import.meta.url));
   try {
     if (options.direction === "responses") {
-      const server = spawnTsChild(peer, ["server", options.factoryModule, options.address], tmp);
+      const server = spawnChild(peer, ["server", options.factoryModule, options.address], tmp, [
+        options.factoryModule,
+      ]);
       try {
         const address = (await server.waitForLine("LISTENING ", 60_000)).slice(10);
         const connection = await (await factory.createTransport(address)).connect();
@@ -157,7 +159,7 @@ export async function lendingCheck(options: LendingCheckOptions): Promise<Lendin
       );
       await server.listen();
       try {
-        const client = spawnTsChild(
+        const client = spawnChild(
           peer,
           [
             "client",
@@ -168,6 +170,7 @@ export async function lendingCheck(options: LendingCheckOptions): Promise<Lendin
             String(options.calls ?? 1),
           ],
           tmp,
+          [options.factoryModule],
         );
         const line = await client.waitForLine("COUNT ", 60_000);
         if (line !== `COUNT ${count}`) throw new Error(`client: ${line}; ${client.stderr()}`);

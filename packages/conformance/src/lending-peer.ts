@@ -2,8 +2,8 @@
  * The other process of {@link lendingCheck}:
  *
  * ```
- * node --import tsx lending-peer.(ts|js) client <factoryModule> <address> <count> <size> [<calls>]
- * node --import tsx lending-peer.(ts|js) server <factoryModule> <address>
+ * node [--import tsx] lending-peer.(ts|js) client <factoryModule> <address> <count> <size> [<calls>]
+ * node [--import tsx] lending-peer.(ts|js) server <factoryModule> <address>
  * ```
  *
  * `client` streams `count` messages of `size` bytes (`patterned`) to `nearwire.test.Sink/Take`,

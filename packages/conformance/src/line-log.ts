@@ -8,7 +8,7 @@ export interface ChildExit {
 
 /**
  * The lines a child printed, in order, and the callers waiting for a line with a given prefix.
- * One for each {@link TsChild}, whether it is a process (its stdout) or a thread (its `{ line }`
+ * One for each {@link SuiteChild}, whether it is a process (its stdout) or a thread (its `{ line }`
  * messages).
  */
 export class LineLog {

@@ -19,8 +19,8 @@ export interface TransportFactoryOptions {
 
 /**
  * What a transport's factory module exports. The suite imports it in the test process (client)
- * and in the server child process, so it must be importable on its own (a `.ts` file is fine:
- * children run with `--import tsx`).
+ * and in the server child process, so it must be importable on its own. A `.ts` module is
+ * fine (the children then run with `--import tsx`); a `.js` one lets them start without it.
  */
 export interface TransportFactoryModule {
   createTransport(

@@ -2,7 +2,7 @@
  * The conformance server, run as a child process by the suite:
  *
  * ```
- * node --import tsx server-main.(ts|js) <config JSON>
+ * node [--import tsx] server-main.(ts|js) <config JSON>
  * ```
  *
  * or as a worker thread (`server-thread`, for transports between threads: lines and the

@@ -6,7 +6,7 @@ import type { TestContext } from "node:test";
 import { it } from "node:test";
 import type { Client, ClientConnection, Codec } from "@nearwire/core";
 import { messageOf } from "@nearwire/core/transport-kit";
-import { spawnTsChild, type TsChild } from "./child-process.js";
+import { type SuiteChild, spawnChild } from "./child-process.js";
 import { type ConformanceService, conformanceService } from "./conformance-service.js";
 import type { CodecRef, TransportFactoryModule, TransportFactoryOptions } from "./module-refs.js";
 import type { ServerMainConfig } from "./server-main.js";
@@ -47,7 +47,7 @@ export interface ResolvedSuiteOptions {
 /** A conformance server in a child process (or a worker thread: `serverIn`). */
 export interface ServerHandle {
   readonly address: string;
-  readonly child: TsChild;
+  readonly child: SuiteChild;
   /** SIGTERM (graceful close), then waits for exit; throws unless it exits 0 with no leak. */
   stop(): Promise<void>;
   /** SIGKILL, then waits for exit. */
@@ -126,7 +126,10 @@ export class SuiteHarness {
     const child =
       this.options.serverIn === "thread"
         ? spawnThreadChild(this.serverThread, address, config, this.tmp)
-        : spawnTsChild(this.serverMain, [JSON.stringify(config)], this.tmp);
+        : spawnChild(this.serverMain, [JSON.stringify(config)], this.tmp, [
+            config.factoryModule,
+            config.codec?.module,
+          ]);
     await child.waitForLine("READY", SERVER_READY_MS);
     return {
       address,

@@ -1,11 +1,11 @@
 /**
  * Servers in worker threads of the test process, for transports between threads
  * (`@nearwire/worker`): the thread counterpart of `child-process.ts`, with the same
- * {@link TsChild} face (SIGTERM = graceful close, SIGKILL = `worker.terminate()`), and the
+ * {@link SuiteChild} face (SIGTERM = graceful close, SIGKILL = `worker.terminate()`), and the
  * registry a thread transport's factory module reads to find the server thread of an address.
  */
 import { Worker } from "node:worker_threads";
-import type { ChildExit, TsChild } from "./child-process.js";
+import type { ChildExit, SuiteChild } from "./child-process.js";
 import { LineLog } from "./line-log.js";
 import type { TmpResources } from "./tmp-resources.js";
 
@@ -34,7 +34,7 @@ export function spawnThreadChild(
   address: string,
   config: unknown,
   tmp: TmpResources,
-): TsChild {
+): SuiteChild {
   const worker = new Worker(file, { workerData: { config }, stderr: true });
   serverThreads.set(address, worker);
   let stderr = "";

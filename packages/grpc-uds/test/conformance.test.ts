@@ -1,7 +1,7 @@
 import { transportSuite } from "@nearwire/conformance";
 
 // The shared conformance suite (@nearwire/conformance) over each address kind of grpc-uds.
-const factoryModule = new URL("./fixtures/grpc-factory.ts", import.meta.url).href;
+const factoryModule = new URL("./fixtures/grpc-factory.js", import.meta.url).href;
 
 transportSuite({
   name: "grpc-uds (path)",

@@ -9,7 +9,7 @@ import { tempDir } from "./support/servers.js";
 // connection's pool, filled by the messages before it; each is intact when the handler takes it.
 const tmp = tempDir();
 after(() => tmp.cleanup());
-const factoryModule = new URL("./fixtures/grpc-factory.ts", import.meta.url).href;
+const factoryModule = new URL("./fixtures/grpc-factory.js", import.meta.url).href;
 let n = 0;
 const check = lendingChecker(factoryModule, () => `unix:${tmp.dir}/lend-${n++}.sock`);
 

@@ -3,6 +3,6 @@ import { transportSuite } from "@nearwire/conformance";
 // The shared conformance suite (@nearwire/conformance) over shm-ring, default (adaptive) waiting.
 transportSuite({
   name: "shm-ring (adaptive)",
-  factoryModule: new URL("./fixtures/shm-factory.ts", import.meta.url).href,
+  factoryModule: new URL("./fixtures/shm-factory.js", import.meta.url).href,
   address: (tmp) => tmp.socketPath(),
 });

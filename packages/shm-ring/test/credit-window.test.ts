@@ -8,7 +8,7 @@ import { leakCheckedTempDir } from "./support/leak-checks.js";
 // whichever side receives, the sender in another process; without it a stream holds 32 of them
 // (2 MiB). Every message arrives intact once the receiver reads on.
 const tmp = leakCheckedTempDir("nw-shm-window-");
-const factoryModule = new URL("./fixtures/shm-factory.ts", import.meta.url).href;
+const factoryModule = new URL("./fixtures/shm-factory.js", import.meta.url).href;
 const KiB = 1024;
 
 describe("a receiver's byte window over shm-ring", () => {

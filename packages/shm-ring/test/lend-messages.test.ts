@@ -8,7 +8,7 @@ import { leakCheckedTempDir } from "./support/leak-checks.js";
 // the whole stream; each message is intact when the handler takes it. The same for a client
 // that reads a response stream with `lendMessages: true`, fed by a server in another process.
 const tmp = leakCheckedTempDir("nw-shm-lend-");
-const factoryModule = new URL("./fixtures/shm-factory.ts", import.meta.url).href;
+const factoryModule = new URL("./fixtures/shm-factory.js", import.meta.url).href;
 
 describe("lendMessages over shm-ring", () => {
   it("lending: a few pooled copies, each message intact; not lending: a copy each", async () => {

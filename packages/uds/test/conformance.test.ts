@@ -1,7 +1,7 @@
 import { transportSuite } from "@nearwire/conformance";
 
 // The shared conformance suite (@nearwire/conformance) over each address kind of uds.
-const factoryModule = new URL("./fixtures/uds-factory.ts", import.meta.url).href;
+const factoryModule = new URL("./fixtures/uds-factory.js", import.meta.url).href;
 
 transportSuite({
   name: "uds (path)",

@@ -23,7 +23,7 @@ after(() => tmp.cleanup());
 const fixture = fileURLToPath(new URL("./fixtures/big-stream-server.ts", import.meta.url));
 const MiB = 1024 * 1024;
 const KiB = 1024;
-const factoryModule = new URL("./fixtures/uds-factory.ts", import.meta.url).href;
+const factoryModule = new URL("./fixtures/uds-factory.js", import.meta.url).href;
 
 async function sentWhileClientWaits(batches: boolean, name: string): Promise<number> {
   const address = tmp.path(name);

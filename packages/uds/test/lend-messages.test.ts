@@ -10,7 +10,7 @@ import { tempDir } from "./support/channels.js";
 // another process.
 const tmp = tempDir();
 after(() => tmp.cleanup());
-const factoryModule = new URL("./fixtures/uds-factory.ts", import.meta.url).href;
+const factoryModule = new URL("./fixtures/uds-factory.js", import.meta.url).href;
 let n = 0;
 const check = lendingChecker(factoryModule, () => tmp.path(`lend-${n++}.sock`));
 

@@ -7,7 +7,7 @@ import { transportSuite } from "@nearwire/conformance";
 // between two workers).
 transportSuite({
   name: "worker (adaptive, server in a worker thread)",
-  factoryModule: new URL("./fixtures/conformance-factory.ts", import.meta.url).href,
+  factoryModule: new URL("./fixtures/conformance-factory.js", import.meta.url).href,
   address: (tmp) => tmp.threadAddress(),
   serverIn: "thread",
   supports: { clientProcesses: false },

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { Code } from "@nearwire/core";
-import { spawnTsChild } from "../child-process.js";
+import { spawnChild } from "../child-process.js";
 import type { ClientMainConfig } from "../client-main.js";
 import type { StreamItem } from "../conformance-service.js";
 import type { SuiteHarness } from "../suite-harness.js";
@@ -104,7 +104,10 @@ export function peerDeathSuite(h: SuiteHarness): void {
             tag,
           };
           if (h.options.codecRef !== undefined) config.codec = h.options.codecRef;
-          const child = spawnTsChild(h.clientMain, [JSON.stringify(config)], h.tmp);
+          const child = spawnChild(h.clientMain, [JSON.stringify(config)], h.tmp, [
+            config.factoryModule,
+            config.codec?.module,
+          ]);
           await child.waitForLine("STARTED", 20_000);
           await waitFor("the client's 4 handlers to start", async () =>
             (await c.client.stats({ tag })).tagStarted >= 4 ? true : undefined,
