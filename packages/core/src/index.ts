@@ -47,6 +47,7 @@ export { createReconnectingConnection } from "./reconnect/reconnecting-connectio
 export type { HandlerErrorHook, HandlerErrorInfo } from "./rpc/handler-error.js";
 export { logHandlerError } from "./rpc/handler-error.js";
 export { lendMessages } from "./rpc/lend-messages.js";
+export { nextNow } from "./rpc/next-now.js";
 export type { RpcOptions } from "./rpc/rpc-server.js";
 export { DEFAULT_MAX_CONCURRENT_CALLS, DEFAULT_MAX_MESSAGE_BYTES } from "./rpc/rpc-server.js";
 export { connectRpc, createRpcTransport } from "./rpc/rpc-transport.js";

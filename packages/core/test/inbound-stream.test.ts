@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { Code } from "../src/code.js";
 import { NearwireError } from "../src/nearwire-error.js";
 import { InboundStream } from "../src/rpc/inbound-stream.js";
+import { nextNow } from "../src/rpc/next-now.js";
 
 /** Takes `n` messages from the stream (each must be there). */
 async function take(s: InboundStream<number>, n: number): Promise<number[]> {
@@ -152,4 +153,56 @@ test("lending: the last message's frame goes back when the consumer is done", as
     s.consumerDone();
     assert.equal(back.length, 2, `${how}: given back once`);
   }
+});
+
+test("nextNow: a buffered message at once (reported taken), undefined when empty, then the end", async () => {
+  const s = new InboundStream<number>();
+  let taken = 0;
+  s.bind(
+    () => taken++,
+    () => {},
+  );
+  assert.equal(s[nextNow](), undefined, "nothing buffered: wait for next()");
+  for (let i = 0; i < 3; i++) s.push(i);
+  assert.deepEqual(s[nextNow](), { value: 0, done: false });
+  assert.deepEqual(s[nextNow](), { value: 1, done: false });
+  assert.equal(taken, 2);
+  assert.deepEqual(await s.next(), { value: 2, done: false }, "next() goes on from there");
+  assert.equal(s[nextNow](), undefined);
+  const waiting = s.next();
+  s.push(3);
+  assert.deepEqual(await waiting, { value: 3, done: false }, "a waiter still gets the next push");
+  s.end();
+  assert.deepEqual(s[nextNow](), { value: undefined, done: true });
+  assert.equal(taken, 4);
+});
+
+test("nextNow: a failed stream throws its error after what arrived first (keepBuffered)", () => {
+  const s = new InboundStream<number>();
+  s.push(1);
+  const err = new NearwireError(Code.Internal, "peer failed");
+  s.fail(err, true);
+  assert.deepEqual(s[nextNow](), { value: 1, done: false });
+  assert.throws(
+    () => s[nextNow](),
+    (e) => e === err,
+  );
+  assert.throws(
+    () => s[nextNow](),
+    (e) => e === err,
+    "and again",
+  );
+});
+
+test("nextNow: lending gives the frame of the message before back, as next() does", () => {
+  const { s, back } = lendingStream();
+  const frames = [new Uint8Array(1), new Uint8Array(1), new Uint8Array(1)];
+  for (let i = 0; i < 3; i++) s.push(i, frames[i]);
+  assert.equal(s[nextNow]()?.value, 0);
+  assert.equal(back.length, 0);
+  assert.equal(s[nextNow]()?.value, 1);
+  assert.deepEqual(back, [frames[0]]);
+  assert.equal(s[nextNow]()?.value, 2);
+  assert.equal(s[nextNow](), undefined, "empty: the held frame goes back even so");
+  assert.deepEqual(back, [frames[0], frames[1], frames[2]]);
 });

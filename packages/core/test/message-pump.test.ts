@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { NearwireError } from "../src/nearwire-error.js";
 import { INITIAL_CREDIT } from "../src/rpc/envelope.js";
 import { MessagePump, type PumpSink } from "../src/rpc/message-pump.js";
+import { nextNow } from "../src/rpc/next-now.js";
 import { OutboundCredit } from "../src/rpc/outbound-credit.js";
 
 /** A sink that records what was sent and how the pump stopped. */
@@ -189,4 +190,89 @@ test("a source whose [Symbol.asyncIterator]() throws stops the pump with that er
   assert.equal(failed, true);
   assert.match((error as Error).message, /no iterator today/);
   assert.deepEqual(r.sent, []);
+});
+
+/**
+ * A source whose iterator answers `[nextNow]()` for the values `ready(i)` says are at hand
+ * (throwing at `throwAt`), and `next()` for the rest; counts the calls of each and `return()`.
+ */
+function withNextNow(n: number, ready: (i: number) => boolean, throwAt = -1) {
+  const calls = { now: 0, next: 0, returned: 0 };
+  let i = 0;
+  const result = (): IteratorResult<number> =>
+    i < n ? { value: i++, done: false } : { value: undefined, done: true };
+  const iterator = {
+    [nextNow](): IteratorResult<number> | undefined {
+      calls.now++;
+      if (i === throwAt) throw new Error(`not now: ${i}`);
+      return i >= n || ready(i) ? result() : undefined;
+    },
+    next(): Promise<IteratorResult<number>> {
+      calls.next++;
+      return new Promise((res) => setTimeout(() => res(result()), 1));
+    },
+    return(): Promise<IteratorResult<number>> {
+      calls.returned++;
+      return Promise.resolve({ value: undefined, done: true });
+    },
+  };
+  return { source: { [Symbol.asyncIterator]: () => iterator }, calls };
+}
+
+test("nextNow: messages at hand go out without next(); next() only where it answers undefined, in order", async () => {
+  const { source, calls } = withNextNow(20, (i) => i % 5 !== 3);
+  const r = recorder();
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  assert.deepEqual(await r.stopped, { error: undefined, failed: false });
+  assert.deepEqual(
+    r.sent,
+    Array.from({ length: 20 }, (_, i) => i),
+  );
+  assert.equal(calls.next, 4, "next() for 3, 8, 13 and 18 only");
+  assert.equal(calls.returned, 0, "a source that ran to its end is not closed");
+});
+
+test("nextNow: every message at hand, the whole stream goes out in start() itself", () => {
+  const { source, calls } = withNextNow(10, () => true);
+  const r = recorder();
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  assert.equal(r.sent.length, 10, "sent synchronously");
+  assert.equal(r.stops(), 1);
+  assert.equal(calls.next, 0);
+});
+
+test("nextNow: credit and room still hold the pump back; it resumes through nextNow", async () => {
+  const credit = new OutboundCredit();
+  const { source, calls } = withNextNow(INITIAL_CREDIT + 10, () => true);
+  const r = recorder({ room: (n) => n !== 3 });
+  new MessagePump(source, credit, r.sink).start();
+  assert.equal(r.sent.length, 3, "stops at a full channel");
+  r.drain();
+  await new Promise((res) => setTimeout(res, 10));
+  assert.equal(r.sent.length, INITIAL_CREDIT, "stops at the end of the credit");
+  credit.grant(10);
+  assert.deepEqual(await r.stopped, { error: undefined, failed: false });
+  assert.equal(r.sent.length, INITIAL_CREDIT + 10);
+  assert.equal(calls.next, 0);
+});
+
+test("nextNow: a throw stops the pump with that error, as a rejected next() does (no return())", async () => {
+  const { source, calls } = withNextNow(10, () => true, 4);
+  const r = recorder();
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  const { error, failed } = await r.stopped;
+  assert.equal(failed, true);
+  assert.match((error as Error).message, /not now: 4/);
+  assert.deepEqual(r.sent, [0, 1, 2, 3]);
+  assert.equal(calls.returned, 0);
+});
+
+test("nextNow: the call ends mid-loop: nothing more is sent and the source is closed once", async () => {
+  const { source, calls } = withNextNow(100, () => true);
+  const r = recorder({ endAt: 7 });
+  new MessagePump(source, new OutboundCredit(), r.sink).start();
+  assert.deepEqual(await r.stopped, { error: undefined, failed: false });
+  assert.deepEqual(r.sent, [0, 1, 2, 3, 4, 5, 6]);
+  assert.equal(calls.returned, 1);
+  assert.equal(r.stops(), 1);
 });

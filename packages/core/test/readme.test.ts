@@ -26,7 +26,7 @@ function run(code: string): string {
 }
 
 describe("README examples", () => {
-  it("has six, each runs in its own process", () => assert.equal(blocks.length, 6));
+  it("has seven, each runs in its own process", () => assert.equal(blocks.length, 7));
 
   it("services, codecs, errors", () => {
     assert.equal(run(blocks[0] ?? ""), "nearest,walk server_streaming\ntrue decode-failed\n");
@@ -48,7 +48,11 @@ describe("README examples", () => {
     assert.equal(run(blocks[4] ?? ""), "");
   });
 
+  it("messages at hand (nextNow): a source's values taken without next()", () => {
+    assert.equal(run(blocks[5] ?? ""), "");
+  });
+
   it("reconnecting and retrying", () => {
-    assert.equal(run(blocks[5] ?? ""), "2 ready\ntrue\n4 ready\n");
+    assert.equal(run(blocks[6] ?? ""), "2 ready\ntrue\n4 ready\n");
   });
 });

@@ -1,5 +1,6 @@
 /** The receiving end of a streamed call as an async iterable, with credit. */
 import type { NearwireError } from "../nearwire-error.js";
+import { nextNow } from "./next-now.js";
 
 /**
  * The receiving end of a streamed call, as an async iterable. Messages are pushed by the
@@ -152,7 +153,11 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     }
   }
 
-  next(): Promise<IteratorResult<T>> {
+  /**
+   * The next result when it is at hand (see core's `nextNow`): a buffered message, the end, or
+   * the stream's error thrown; undefined when the consumer has to wait for `next()`.
+   */
+  [nextNow](): IteratorResult<T> | undefined {
     if (this.lent !== undefined) this.giveBack();
     if (this.count > 0) {
       const items = this.items;
@@ -166,10 +171,21 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
       this.head = (this.head + 1) & (items.length - 1);
       this.count--;
       this.onConsumed();
-      return Promise.resolve({ value, done: false });
+      return { value, done: false };
     }
-    if (this.error !== undefined) return Promise.reject(this.error);
-    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    if (this.error !== undefined) throw this.error;
+    if (this.ended) return { value: undefined, done: true };
+    return undefined;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    let now: IteratorResult<T> | undefined;
+    try {
+      now = this[nextNow]();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (now !== undefined) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       this.waiter = resolve;
       this.failWaiter = reject;

@@ -1,4 +1,5 @@
 /** Sends a stream's messages from an (async) iterable, within its credit and the channel's room. */
+import { nextNow } from "./next-now.js";
 import type { OutboundCredit } from "./outbound-credit.js";
 
 /** What a pump sends into: one streamed call's side of the channel. */
@@ -12,6 +13,11 @@ export interface PumpSink {
   finished(): void;
   /** The pump stopped because the source, a send or a wait threw `error` (its source closed). */
   failed(error: unknown): void;
+}
+
+/** An iterator with the optional {@link nextNow}. */
+interface SourceIterator extends AsyncIterator<unknown> {
+  [nextNow]?(): IteratorResult<unknown> | undefined;
 }
 
 /** Why a pump stops early: the error that stopped it (absent: the call ended). */
@@ -34,12 +40,20 @@ interface Failure {
  * promise callbacks bound once per stream: an async function's own suspension and promise per
  * message are a large part of what an async generator's item costs.
  * A sync iterable is read through `for await`'s own adapter (its values may be promises).
+ *
+ * A source iterator with a {@link nextNow} method is asked there first: while it has messages
+ * ready, and credit and room last, they go out in one loop with no promise at all; `next()`
+ * is called only when it answers undefined.
  */
 export class MessagePump {
-  private iterator!: AsyncIterator<unknown>;
+  private iterator!: SourceIterator;
   private value: unknown;
-  private readonly onResult = (r: IteratorResult<unknown>): void => this.take(r);
-  private readonly onCredit = (): void => this.write();
+  private readonly onResult = (r: IteratorResult<unknown>): void => {
+    if (this.take(r)) this.pull();
+  };
+  private readonly onCredit = (): void => {
+    if (this.write()) this.pull();
+  };
   private readonly onDrained = (): void => this.pull();
   private readonly onSourceError = (err: unknown): void => this.sink.failed(err);
   private readonly onWaitError = (err: unknown): void => this.close({ error: err });
@@ -68,10 +82,23 @@ export class MessagePump {
     this.pull();
   }
 
+  /** Takes messages while the source has them at hand and they can go, then waits. */
   private pull(): void {
+    const it = this.iterator;
+    for (;;) {
+      let now: IteratorResult<unknown> | undefined;
+      try {
+        now = it[nextNow]?.();
+      } catch (err) {
+        this.sink.failed(err);
+        return;
+      }
+      if (now === undefined) break;
+      if (!this.take(now)) return;
+    }
     let next: Promise<IteratorResult<unknown>>;
     try {
-      next = this.iterator.next();
+      next = it.next();
     } catch (err) {
       this.sink.failed(err);
       return;
@@ -80,41 +107,45 @@ export class MessagePump {
     Promise.resolve(next).then(this.onResult, this.onSourceError);
   }
 
-  private take(r: IteratorResult<unknown>): void {
+  /** One result of the source; true when its message went out and the next can be pulled now. */
+  private take(r: IteratorResult<unknown>): boolean {
     if (typeof r !== "object" || r === null) {
       this.sink.failed(new TypeError(`iterator result ${String(r)} is not an object`));
-      return;
+      return false;
     }
     if (r.done === true) {
       this.sink.finished();
-      return;
+      return false;
     }
     if (this.sink.ended()) {
       this.close();
-      return;
+      return false;
     }
     this.value = r.value;
     const wait = this.credit.take();
-    if (wait === undefined) this.write();
-    else wait.then(this.onCredit, this.onWaitError);
+    if (wait === undefined) return this.write();
+    wait.then(this.onCredit, this.onWaitError);
+    return false;
   }
 
-  private write(): void {
+  /** Sends the message taken; true when there is room for the next one now. */
+  private write(): boolean {
     const value = this.value;
     this.value = undefined;
     if (this.sink.ended()) {
       this.close();
-      return;
+      return false;
     }
     let room: boolean;
     try {
       room = this.sink.send(value);
     } catch (err) {
       this.close({ error: err });
-      return;
+      return false;
     }
-    if (room) this.pull();
-    else this.sink.drained().then(this.onDrained, this.onWaitError);
+    if (room) return true;
+    this.sink.drained().then(this.onDrained, this.onWaitError);
+    return false;
   }
 
   /**

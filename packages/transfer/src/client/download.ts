@@ -13,6 +13,7 @@ import { hashFileRange } from "../hash-file-range.js";
 import { DOWNLOAD_PART_SUFFIX } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
 import { decodedBytes, plainBytes } from "../plain-bytes.js";
+import { resultNow } from "../result-now.js";
 import type { DownloadChunk, DownloadRequest, TransferServiceDefinition } from "../service.js";
 import { fsyncDir } from "./fsync-dir.js";
 import { lentChunkWriter } from "./lent-chunks.js";
@@ -205,30 +206,50 @@ async function verifiedChunks(
   let hash = sink.hash;
   let pos = sink.offsetBytes;
   let resumedFromBytes = sink.offsetBytes;
-  for await (const c of chunks) {
-    const data = decodedBytes(c.data);
-    if (c.offsetBytes !== pos) {
-      if (c.offsetBytes !== 0 || sink.restart === undefined)
-        throw new NearwireError(Code.Internal, `chunk at ${c.offsetBytes} B, expected ${pos} B`);
-      await sink.restart();
-      hash = createHash("sha256");
-      pos = 0;
-      resumedFromBytes = 0;
+  // `for await`, but the chunks already buffered are taken without a promise each
+  // (resultNow); the stream is closed (`return()`) on an early exit, as `for await` does.
+  const it = chunks[Symbol.asyncIterator]();
+  let open = true;
+  try {
+    for (;;) {
+      let r: IteratorResult<DownloadChunk>;
+      try {
+        r = resultNow(it) ?? (await it.next());
+      } catch (err) {
+        open = false; // the stream itself failed: nothing to close
+        throw err;
+      }
+      if (r.done === true) {
+        open = false;
+        break;
+      }
+      const c = r.value;
+      const data = decodedBytes(c.data);
+      if (c.offsetBytes !== pos) {
+        if (c.offsetBytes !== 0 || sink.restart === undefined)
+          throw new NearwireError(Code.Internal, `chunk at ${c.offsetBytes} B, expected ${pos} B`);
+        await sink.restart();
+        hash = createHash("sha256");
+        pos = 0;
+        resumedFromBytes = 0;
+      }
+      if (crc32c(data) !== c.crc32c >>> 0)
+        throw new NearwireError(Code.DataLoss, `chunk at ${pos} B: CRC-32C mismatch`, {
+          reason: "crc-mismatch",
+        });
+      hash.update(data);
+      const wait = sink.write(data);
+      if (wait !== undefined) await wait;
+      pos += data.byteLength;
+      sink.onProgress?.({ name, transferredBytes: pos, totalBytes: c.sizeBytes, resumedFromBytes });
+      if (c.last) {
+        const digest = hash.digest();
+        const matches = pos === c.sizeBytes && sameDigest(digest, decodedBytes(c.sha256));
+        return { sizeBytes: pos, digest, matches, resumedFromBytes };
+      }
     }
-    if (crc32c(data) !== c.crc32c >>> 0)
-      throw new NearwireError(Code.DataLoss, `chunk at ${pos} B: CRC-32C mismatch`, {
-        reason: "crc-mismatch",
-      });
-    hash.update(data);
-    const wait = sink.write(data);
-    if (wait !== undefined) await wait;
-    pos += data.byteLength;
-    sink.onProgress?.({ name, transferredBytes: pos, totalBytes: c.sizeBytes, resumedFromBytes });
-    if (c.last) {
-      const digest = hash.digest();
-      const matches = pos === c.sizeBytes && sameDigest(digest, decodedBytes(c.sha256));
-      return { sizeBytes: pos, digest, matches, resumedFromBytes };
-    }
+  } finally {
+    if (open) await it.return?.();
   }
   throw new NearwireError(Code.Unavailable, `download of ${JSON.stringify(name)} ended early`);
 }

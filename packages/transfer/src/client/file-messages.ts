@@ -1,6 +1,6 @@
 import type { Hash } from "node:crypto";
 import { close, open, read } from "node:fs";
-import { Code, NearwireError } from "@nearwire/core";
+import { Code, NearwireError, nextNow } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { giveIoBuffer, IO_BUFFER_BYTES, READ_BLOCK_BYTES, takeIoBuffer } from "../io-buffers.js";
 import { localFsError } from "../local-fs-error.js";
@@ -43,8 +43,9 @@ interface Read {
  * next block is read while this one's chunks go out: two blocks per upload, three when a block
  * is one chunk (one handed out, one read ahead, one being read). The last chunk of a block is
  * held back until the next read tells whether it is the file's last: the last message carries
- * `last` and the whole file's SHA-256. A read is a callback `fs.read`; `next()` makes one
- * promise, or returns a settled one when the read came first.
+ * `last` and the whole file's SHA-256. A read is a callback `fs.read`. Core's pump takes a
+ * message that is at hand through `[nextNow]()`, with no promise; `next()` (when a read is
+ * still needed) makes one.
  */
 export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   private readonly o: FileMessagesOptions;
@@ -89,6 +90,20 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+
+  /**
+   * The next message when it is at hand (core's pump asks here before `next()`): undefined when
+   * the file is not open yet or a read is still needed (started here), and a read error throws.
+   */
+  [nextNow](): IteratorResult<UploadChunk> | undefined {
+    this.giveLent();
+    if (this.finished) return { done: true, value: undefined };
+    if (this.fd < 0) return undefined;
+    this.readAhead();
+    const r = this.step();
+    if (r instanceof Error) throw r;
+    return r;
   }
 
   next(): Promise<IteratorResult<UploadChunk>> {

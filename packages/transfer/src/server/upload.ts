@@ -4,6 +4,7 @@ import { type ChunkWriter, chunkWriter } from "../chunk-writer.js";
 import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes } from "../plain-bytes.js";
+import { resultNow } from "../result-now.js";
 import type { UploadChunk, UploadReply } from "../service.js";
 import { commitUpload } from "./commit.js";
 import { openPartialUpload, type PartialUpload, partialPaths } from "./partial-upload.js";
@@ -152,7 +153,7 @@ async function receive(
       call.committed = true;
       return reply;
     }
-    const next = await it.next();
+    const next = resultNow(it) ?? (await it.next());
     if (next.done === true) break;
     msg = next.value;
   }
