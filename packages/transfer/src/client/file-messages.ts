@@ -106,16 +106,19 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
     return r;
   }
 
+  /** `[nextNow]()` as a promise; when nothing is at hand, the file is opened or read first. */
   next(): Promise<IteratorResult<UploadChunk>> {
-    this.giveLent();
-    if (this.finished) return Promise.resolve({ done: true, value: undefined });
+    let now: IteratorResult<UploadChunk> | undefined;
+    try {
+      now = this[nextNow]();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (now !== undefined) return Promise.resolve(now);
     if (this.fd < 0) {
       this.opening ??= this.openFile();
       return this.opening.then(() => this.next());
     }
-    this.readAhead();
-    const r = this.step();
-    if (r !== undefined) return r instanceof Error ? Promise.reject(r) : Promise.resolve(r);
     return new Promise((resolve, reject) => {
       this.waiter = resolve;
       this.rejecter = reject;
