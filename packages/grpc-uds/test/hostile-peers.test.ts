@@ -1020,6 +1020,56 @@ describe("grpc-uds hostile HTTP/2 peers (server in a child process)", () => {
       });
     });
 
+    it("a frame header split across two reads, at each of its 8 inner offsets: every frame read, none lost", {
+      timeout: 30_000,
+    }, async (t) => {
+      await hostile(t, async () => {
+        const c = await raw();
+        // One read ends inside a frame header; the next holds the rest of it and the frames after
+        // it. Split in a PING's header, a small DATA frame's, a large DATA frame's (taken piece by
+        // piece) and a HEADERS frame's: each call is answered whole and each PING acknowledged.
+        c.send(windowUpdate(0, 16 * MiB)); // room for all the echoes on the connection
+        const large = "split header ".repeat(2000); // a 26 KB message: one DATA frame
+        let id = 1;
+        for (let cut = 1; cut < 9; cut++) {
+          for (const kind of ["ping", "data", "large", "headers"] as const) {
+            const text = kind === "large" ? large : `${kind} split at ${cut}`;
+            const call = [
+              headers(id, grpcRequestBlock(ECHO)),
+              data(id, grpcJson({ id, text }), true),
+            ];
+            const frames = kind === "ping" ? [ping(), ...call, ping()] : [...call, ping()];
+            const at = kind === "data" || kind === "large" ? 1 : 0; // the frame to split
+            const split = frames[at] as Buffer;
+            const acks = c.pingAcks;
+            c.send(Buffer.concat([...frames.slice(0, at), split.subarray(0, cut)]));
+            await sleep(15); // the server reads the first part on its own
+            c.send(Buffer.concat([split.subarray(cut), ...frames.slice(at + 1)]));
+            await c.waitFor(() => c.ended.has(id) || c.resets.has(id), 3000);
+            assert.equal(
+              fieldOf(lastFields(c, id), "grpc-status"),
+              "0",
+              `${kind} cut ${cut}: answered (${saw(c)})`,
+            );
+            assert.deepEqual(
+              parseGrpcJson(c.stream(id).data),
+              [{ id, text }],
+              `${kind} cut ${cut}: the echo is whole`,
+            );
+            await c.waitFor(() => c.pingAcks > acks, 3000);
+            assert.equal(
+              c.pingAcks,
+              acks + (kind === "ping" ? 2 : 1),
+              `${kind} cut ${cut}: the PINGs acknowledged`,
+            );
+            id += 2;
+          }
+        }
+        assert.equal(c.goAway, undefined);
+        assert.equal(c.resets.size, 0);
+      });
+    });
+
     it("a refused call's request (unknown method) sent after its trailers-only answer is read and dropped: no RST_STREAM, the connection serves on", {
       timeout: 20_000,
     }, async (t) => {

@@ -519,7 +519,6 @@ export class Http2Session {
     if (this.#phase === "closed") return;
     this.#lastFrameAt = Date.now();
     this.#transient = transient;
-    let buf = chunk;
     let pos = 0;
     if (this.#dataLeft > 0) {
       pos = Math.min(this.#dataLeft, chunk.byteLength);
@@ -532,14 +531,29 @@ export class Http2Session {
       if (this.closed || pos === chunk.byteLength) return;
     } else if (this.#pendingBytes > 0) {
       // Joined only once the frame is whole: a frame trickled in byte by byte is copied once.
-      this.#pendingParts.push(this.#owned(chunk));
-      this.#pendingBytes += chunk.byteLength;
-      if (this.#pendingBytes < this.#pendingNeed) return;
-      buf = Buffer.concat(this.#pendingParts, this.#pendingBytes);
+      const take = this.#pendingNeed - this.#pendingBytes;
+      if (chunk.byteLength < take) {
+        this.#pendingParts.push(this.#owned(chunk));
+        this.#pendingBytes += chunk.byteLength;
+        return;
+      }
+      // Only the bytes the kept piece lacks are joined to it (a frame header split across two
+      // reads costs 9 bytes, not a copy of the whole read); the rest is read where it is.
+      this.#pendingParts.push(chunk.subarray(0, take));
+      const joined = Buffer.concat(this.#pendingParts, this.#pendingNeed);
       this.#pendingParts = [];
       this.#pendingBytes = 0;
       this.#transient = false; // the joined copy is this session's
+      this.#parse(joined, 0);
+      if (take < chunk.byteLength && !this.closed) this.#onBytes(chunk.subarray(take), transient);
+      return;
     }
+    this.#parse(chunk, pos);
+  }
+
+  /** Reads the frames of `buf` from `pos` (see {@link #onBytes}), keeping a partial one. */
+  #parse(buf: Buffer, from: number): void {
+    let pos = from;
     try {
       if (this.#phase === "preface") {
         const want = CLIENT_PREFACE.byteLength;
