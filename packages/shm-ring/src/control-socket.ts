@@ -6,7 +6,7 @@ import type { Socket } from "node:net";
 import { Code, isCode, NearwireError } from "@nearwire/core";
 import { isErrorReason } from "@nearwire/core/transport-kit";
 import { LAYOUT_VERSION } from "@nearwire/ring";
-import { SNIFF_BYTES, sniffForeignProtocol } from "@nearwire/socket";
+import { SNIFF_BYTES, type SocketReader, sniffForeignProtocol } from "@nearwire/socket";
 
 /*
  * Handshake on the control socket (PROTOCOL.md section 6): frames of
@@ -133,8 +133,37 @@ export function goAwayError(json: Uint8Array): NearwireError {
   return peerError(body, "peer closed the channel with an error");
 }
 
+/**
+ * What a control socket reads, handed to one handler at a time (the handshake's, then the
+ * channel's): through the `SocketReader` the socket was made with, when it has one, in the
+ * thread's shared read buffer; else through its `data` events, each a new 64 KiB buffer Node
+ * allocates for the read (cut to size after it). A doorbell is one byte, and a bulk transfer
+ * rings a few thousand per GiB. The bytes handed on are valid only during the call.
+ */
+export class ControlReads {
+  /** Where reads go now; without one they are dropped. */
+  handler: ((bytes: Buffer) => void) | undefined;
+
+  constructor(socket: Socket, reader: SocketReader | undefined) {
+    if (reader === undefined) {
+      socket.on("data", (bytes: Buffer) => this.handler?.(bytes));
+      return;
+    }
+    reader.attach({
+      readTarget: () => undefined,
+      readSmall: () => false,
+      onRead: (buf, n) => {
+        this.handler?.(Buffer.from(buf.buffer, buf.byteOffset, n));
+        return true;
+      },
+    });
+  }
+}
+
 /** Reads handshake frames from a socket until `finish` hands the rest to the channel. */
 export class HandshakeReader {
+  /** The socket's reads, for the channel once the handshake is done. */
+  readonly reads: ControlReads;
   private buf: Buffer = Buffer.alloc(0);
   private waiter:
     | { resolve(v: Record<string, unknown>): void; reject(e: NearwireError): void }
@@ -153,9 +182,12 @@ export class HandshakeReader {
     private readonly socket: Socket,
     timeoutMs: number,
     server?: string,
+    /** The reader `socket` was made with (`onread`, `adoptAccepted`), if any. */
+    reader?: SocketReader,
   ) {
     this.sniffing = server;
-    socket.on("data", this.onData);
+    this.reads = new ControlReads(socket, reader);
+    this.reads.handler = this.onData;
     socket.on("close", this.onClose);
     socket.on("error", this.onError);
     this.timer = setTimeout(
@@ -184,14 +216,15 @@ export class HandshakeReader {
   /** Stops reading; returns bytes that arrived after the last frame. */
   finish(): Buffer {
     clearTimeout(this.timer);
-    this.socket.off("data", this.onData);
+    this.reads.handler = undefined;
     this.socket.off("close", this.onClose);
     this.socket.off("error", this.onError);
     return this.buf;
   }
 
   private readonly onData = (chunk: Buffer): void => {
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    // A copy: `chunk` is valid only during this call (ControlReads).
+    this.buf = this.buf.length === 0 ? Buffer.from(chunk) : Buffer.concat([this.buf, chunk]);
     this.parse();
   };
 

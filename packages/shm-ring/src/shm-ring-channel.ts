@@ -10,11 +10,14 @@ import {
   BELL_SPACE_BUF,
   CLOSE,
   CLOSE_BUF,
+  ControlReads,
   GOAWAY,
   goAwayError,
   goAwayFrame,
 } from "./control-socket.js";
 import type { Segment } from "./segment.js";
+
+const EMPTY = Buffer.alloc(0);
 
 /** What a channel is built from, after the handshake. */
 export interface ShmRingChannelParts {
@@ -38,6 +41,11 @@ export interface ShmRingChannelParts {
   peerCredentials?: Peer;
   /** Control bytes that arrived with the last handshake frame. */
   leftover: Buffer;
+  /**
+   * The control socket's reads, when a handshake began them (`HandshakeReader.reads`: through
+   * the socket's `SocketReader`); without, the channel reads the socket's `data` events.
+   */
+  reads?: ControlReads;
 }
 
 /**
@@ -50,7 +58,7 @@ export class ShmRingChannel extends RingChannel implements Channel {
   readonly peerCredentials: Peer | undefined;
   private readonly socket: Socket;
   private readonly segment: Segment;
-  private control: Buffer = Buffer.alloc(0);
+  private control: Buffer = EMPTY;
   private endError: NearwireError | undefined;
 
   constructor(parts: ShmRingChannelParts) {
@@ -71,7 +79,7 @@ export class ShmRingChannel extends RingChannel implements Channel {
     this.socket = parts.socket;
     this.segment = parts.segment;
     this.peerCredentials = parts.peerCredentials;
-    this.socket.on("data", this.onControl);
+    (parts.reads ?? new ControlReads(parts.socket, undefined)).handler = this.onControl;
     this.socket.on("close", this.onSocketClose);
     this.socket.on("error", () => {});
     if (parts.leftover.length > 0) this.onControl(parts.leftover);
@@ -141,7 +149,8 @@ export class ShmRingChannel extends RingChannel implements Channel {
         i = c.length;
       }
     }
-    this.control = i === c.length ? Buffer.alloc(0) : c.subarray(i);
+    // What is kept is copied: the bytes read are valid only during this call (ControlReads).
+    this.control = i === c.length ? EMPTY : Buffer.from(c.subarray(i));
     if (this.peerEnded && this.handler !== undefined) this.onPeerEnd();
   };
 

@@ -21,6 +21,7 @@ import {
   type WaitMode,
 } from "@nearwire/ring";
 import {
+  adoptAccepted,
   bindStreamListener,
   checkPeerAuthorization,
   createPeerGate,
@@ -29,8 +30,10 @@ import {
   type PeerGate,
   parseAddress,
   peerRefused,
+  SocketReader,
 } from "@nearwire/socket";
 import {
+  ControlReads,
   checkHandshakeHeader,
   encodeHandshake,
   errorFrame,
@@ -145,7 +148,11 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
       let open = 0;
       const gate = await createPeerGate(address, options);
       const listener = await bindStreamListener(address, {
-        onConnection(socket) {
+        onConnection(accepted) {
+          // Reads into the thread's shared buffer, not a new 64 KiB buffer per doorbell.
+          const socketReader = new SocketReader();
+          const adopted = adoptAccepted(accepted, socketReader);
+          const socket = adopted ?? accepted;
           if (open >= opts.maxConnections) {
             refuse(
               socket,
@@ -154,6 +161,7 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
                 `${open} shm-ring connections open >= maxConnections ${opts.maxConnections}`,
                 { reason: "too-many-connections" },
               ),
+              adopted === undefined ? undefined : socketReader,
             );
             return;
           }
@@ -169,7 +177,12 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
               ),
             );
           }
-          const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs);
+          const reader = new HandshakeReader(
+            socket,
+            opts.handshakeTimeoutMs,
+            undefined,
+            adopted === undefined ? undefined : socketReader,
+          );
           pending.set(socket, reader);
           accept(socket, reader, opts, gate).then(
             (channel) => {
@@ -199,26 +212,27 @@ export function createShmRingChannelProvider(options: ShmRingOptions): ChannelPr
       };
     },
     async connect(): Promise<Channel> {
-      const socket = await dial(netPath(address), options.address);
-      return handshakeClient(socket, opts, options.address);
+      const socketReader = new SocketReader();
+      const socket = await dial(netPath(address), options.address, socketReader);
+      return handshakeClient(socket, socketReader, opts, options.address);
     },
   };
 }
 
 /** Answers a connection with a handshake error before its HELLO and closes it. */
-function refuse(socket: Socket, error: NearwireError): void {
+function refuse(socket: Socket, error: NearwireError, reader: SocketReader | undefined): void {
   socket.on("error", () => {});
   socket.end(errorFrame(error));
-  socket.resume(); // discard the peer's HELLO, so that its close is seen
+  new ControlReads(socket, reader); // drops the peer's HELLO, so that its close is seen
   setTimeout(() => socket.destroy(), REFUSE_LINGER_MS).unref();
 }
 
 /** How long a refused connection may take to read its error before it is destroyed, ms. */
 const REFUSE_LINGER_MS = 1000;
 
-function dial(path: string, address: string): Promise<Socket> {
+function dial(path: string, address: string, reader: SocketReader): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = netConnect({ path, allowHalfOpen: false });
+    const socket = netConnect({ path, allowHalfOpen: false, onread: reader.onread });
     socket.once("connect", () => {
       socket.off("error", reject);
       resolve(socket);
@@ -300,6 +314,7 @@ async function accept(
       peer: `shm-ring:pid ${pid}`,
       peerCredentials: { ...credentials, address: `shm-ring:pid ${pid}` },
       leftover: reader.finish(),
+      reads: reader.reads,
     });
   } catch (err) {
     reader.finish();
@@ -311,8 +326,13 @@ async function accept(
   }
 }
 
-async function handshakeClient(socket: Socket, opts: Resolved, address: string): Promise<Channel> {
-  const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs, address);
+async function handshakeClient(
+  socket: Socket,
+  socketReader: SocketReader,
+  opts: Resolved,
+  address: string,
+): Promise<Channel> {
+  const reader = new HandshakeReader(socket, opts.handshakeTimeoutMs, address, socketReader);
   try {
     socket.write(
       encodeHandshake({
@@ -374,6 +394,7 @@ async function handshakeClient(socket: Socket, opts: Resolved, address: string):
       spinUs: opts.spinUs,
       peer: `shm-ring:${address}`,
       leftover: reader.finish(),
+      reads: reader.reads,
     });
   } catch (err) {
     reader.finish();

@@ -189,6 +189,7 @@ describe("hostile peer: truncating the segment (issue 10 item 2)", () => {
       spinUs: 50,
       peer: "attacker",
       leftover: reader.finish(),
+      reads: reader.reads,
     });
     const rec = record(ch);
     await echo(ch, rec);

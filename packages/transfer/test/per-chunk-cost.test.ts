@@ -1,11 +1,21 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
-import type { TransferClient } from "../src/index.js";
+import type { Transport } from "@nearwire/core";
+import { createGrpcTransport } from "@nearwire/grpc-uds";
+import { createShmRingTransport } from "@nearwire/shm-ring";
+import { transferCodec } from "../src/codecs/index.js";
+import {
+  createTransferClient,
+  createTransferHandlers,
+  type TransferClient,
+  TransferService,
+} from "../src/index.js";
 import { type AllocationCount, countAllocations } from "./support/alloc-count.js";
-import { type ProcessRig, processRig, randomFile } from "./support/rig.js";
+import { type ProcessRig, processRig, randomFile, tmpDir } from "./support/rig.js";
 
 const CHUNK = 64 * 1024;
 
@@ -132,3 +142,59 @@ async function steadyPerChunk(
   }
   return best as NonNullable<typeof best>;
 }
+
+/*
+ * Both ends in this process, over the transports whose receive paths differ from uds's: the
+ * counts are the client's and the server's together, so none per chunk means none on either
+ * side. A read of a control socket or a grpc-uds read copied per chunk would count here.
+ */
+describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw codec)", () => {
+  const tmp = tmpDir();
+  after(() => tmp.cleanup());
+  const transports: [string, (address: string) => Transport][] = [
+    ["shm-ring", (address) => createShmRingTransport({ address })],
+    ["grpc-uds", (address) => createGrpcTransport({ address })],
+  ];
+  for (const [name, make] of transports) {
+    it(`${name}: an upload and a download make no buffer of 4 KiB or more per chunk, on either side`, async (t) => {
+      const root = join(tmp.dir, `root-${name}`);
+      mkdirSync(root);
+      const transport = make(join(tmp.dir, `${name}.sock`));
+      const codec = transferCodec("raw");
+      const server = transport.createServer();
+      server.addService(TransferService, createTransferHandlers({ root, durable: "none" }), {
+        codec,
+      });
+      await server.listen();
+      const connection = await transport.connect();
+      try {
+        const client = createTransferClient({ connection, codec, chunkBytes: CHUNK });
+        const files: Record<number, string> = {};
+        for (const chunks of [64, 320]) {
+          files[chunks] = join(tmp.dir, `${name}-${chunks}.bin`);
+          randomFile(files[chunks] as string, chunks * CHUNK);
+        }
+        const upload = (chunks: number) => async () => {
+          await client.upload(files[chunks] as string, `f${chunks}.bin`);
+        };
+        const download = (chunks: number) => async () => {
+          await client.download(`f${chunks}.bin`, join(tmp.dir, `${name}-got${chunks}.bin`));
+        };
+        await upload(64)();
+        await upload(320)(); // warm-up, and the files the downloads read
+        const up = await steadyPerChunk(upload);
+        await download(320)();
+        const down = await steadyPerChunk(download);
+        t.diagnostic(
+          `per chunk: upload ${JSON.stringify(up.perChunk)}, download ${JSON.stringify(down.perChunk)}`,
+        );
+        assert.ok(up.small.promises > 64, `promises seen at all (${up.small.promises})`);
+        assert.ok(up.perChunk.bigBuffers < 0.05, `upload: ${JSON.stringify(up)}`);
+        assert.ok(down.perChunk.bigBuffers < 0.05, `download: ${JSON.stringify(down)}`);
+      } finally {
+        await connection.close();
+        await server.close({ graceMs: 100 });
+      }
+    });
+  }
+});

@@ -1,4 +1,5 @@
 import { createHook } from "node:async_hooks";
+import { Socket } from "node:net";
 
 /** What {@link countAllocations} saw while `run` ran. */
 export interface AllocationCount {
@@ -11,8 +12,10 @@ export interface AllocationCount {
 /**
  * Counts, while `run` runs, the promises created and the byte arrays of at least `minBytes`
  * made through `new Uint8Array(n)`, `new ArrayBuffer(n)`, `Buffer.alloc*`, `Buffer.concat`,
- * `Buffer.from(string)` and typed-array `slice()`. Node's native allocations (a socket's read
- * buffers) are not seen.
+ * `Buffer.from(string)` and typed-array `slice()`, and the socket reads delivered as `data`
+ * events: Node reads each into a new 64 KiB buffer of its own (a socket made with `onread`
+ * reads into the caller's instead, and is not counted). Node's other native allocations are
+ * not seen.
  */
 export async function countAllocations(
   minBytes: number,
@@ -80,6 +83,14 @@ export async function countAllocations(
     big(out.byteLength);
     return out;
   };
+  const sockets = Socket.prototype as unknown as {
+    push(chunk: unknown, ...rest: unknown[]): boolean;
+  };
+  const push = sockets.push;
+  sockets.push = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    if (chunk instanceof Uint8Array) big(64 * 1024);
+    return push.call(this, chunk, ...rest);
+  };
   hook.enable();
   try {
     await run();
@@ -93,6 +104,7 @@ export async function countAllocations(
     Buffer.concat = saved.concat;
     Buffer.from = saved.from;
     typedProto.slice = slice;
+    delete (sockets as { push?: unknown }).push; // back to Readable's
   }
   return counts;
 }
