@@ -1,6 +1,6 @@
 import { createHash, type Hash, timingSafeEqual } from "node:crypto";
 import { once } from "node:events";
-import { constants, WriteStream, write } from "node:fs";
+import { constants, WriteStream } from "node:fs";
 import { open, rename, rm } from "node:fs/promises";
 import { Socket } from "node:net";
 import { dirname } from "node:path";
@@ -9,6 +9,7 @@ import type { CallOptions, Client } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { chunkWriter } from "../chunk-writer.js";
+import { writeAll } from "../fd-io.js";
 import { hashFileRange } from "../hash-file-range.js";
 import { DOWNLOAD_PART_SUFFIX } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
@@ -261,27 +262,6 @@ function lendingCallOptions(opts: TransferCallOptions): CallOptions {
 
 function digestMismatch(sizeBytes: number): NearwireError {
   return new NearwireError(Code.DataLoss, `SHA-256 of ${sizeBytes} B does not match the server's`);
-}
-
-/**
- * Writes all of `data` at `pos` of the open file `fd` (the FileHandle's, open meanwhile): one
- * promise per batch, where `FileHandle.write` in a loop made several per write.
- */
-function writeAll(fd: number, data: Uint8Array, pos: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let done = 0;
-    const next = (): void =>
-      write(fd, data, done, data.byteLength - done, pos + done, (err, n) => {
-        if (err !== null) {
-          reject(err);
-          return;
-        }
-        done += n;
-        if (done < data.byteLength) next();
-        else resolve();
-      });
-    next();
-  });
 }
 
 function sameDigest(a: Uint8Array, b: Uint8Array | undefined): boolean {

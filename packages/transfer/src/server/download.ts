@@ -1,9 +1,10 @@
 import { createHash, type Hash, timingSafeEqual } from "node:crypto";
-import { constants } from "node:fs";
+import { type BigIntStats, constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { HandlerContext } from "@nearwire/core";
-import { Code, NearwireError } from "@nearwire/core";
+import { Code, NearwireError, nextNow } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
+import { readUpTo } from "../fd-io.js";
 import { hashFileRange } from "../hash-file-range.js";
 import { READ_BLOCK_BYTES } from "../io-buffers.js";
 import { localFsError } from "../local-fs-error.js";
@@ -21,74 +22,187 @@ const EMPTY = new Uint8Array(0);
  * client's prefix SHA-256 matches the file's (else from 0), one block read ahead; the last
  * chunk carries the SHA-256 of the whole file and goes out only if the file did not change.
  */
-export async function* download(
+export function download(
   served: ServedRoot,
   req: DownloadRequest,
   ctx: HandlerContext,
 ): AsyncIterable<DownloadChunk> {
-  const name = checkName(req.name);
-  const chunkBytes = req.chunkBytes > 0 ? req.chunkBytes : served.limits.downloadChunkBytes;
-  if (chunkBytes > served.limits.maxChunkBytes)
-    throw new NearwireError(
-      Code.InvalidArgument,
-      `chunkBytes ${chunkBytes} > maxChunkBytes ${served.limits.maxChunkBytes}`,
-    );
-  const handle = await openForReading(served, name);
-  let next: Promise<Uint8Array> | undefined;
-  try {
-    // The version read: a change of it during the read (size, mtime, ctime) fails the call.
-    const version = await settledVersion(handle);
-    if (!version.isFile())
-      throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is not a file`);
-    const size = Number(version.size);
-    let { offset, hash } = await resumePoint(handle, size, req);
-    // Whole blocks of chunks are read into two buffers of this call, one read ahead: the next
-    // block comes from disk while this one's chunks go out. A buffer is read into again only
-    // after every chunk of it was sent, and the engine encodes (copies) a yielded message
-    // before it asks for the next one: no buffer is made per chunk.
-    const blockBytes = chunkBytes * Math.max(1, Math.floor(READ_BLOCK_BYTES / chunkBytes));
-    const blocks = [Buffer.allocUnsafeSlow(blockBytes), Buffer.allocUnsafeSlow(blockBytes)];
-    let turn = 0;
-    const read = (pos: number) => {
-      const block = blocks[turn] as Buffer;
-      turn ^= 1;
-      const p = readBlock(handle, block, pos, Math.min(blockBytes, size - pos));
-      p.catch(() => {}); // awaited later; a failure meanwhile is not unhandled
-      return p;
-    };
-    next = read(offset);
-    for (;;) {
-      const block = await next;
-      const end = offset + block.byteLength;
-      if (block.byteLength === 0 && end < size) throw changedError(name); // it shrank
-      const last = end >= size;
-      if (!last) next = read(end);
-      // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
-      else await checkUnchanged(handle, version, name);
-      hash.update(block);
-      let at = 0;
-      do {
-        const data = block.subarray(at, Math.min(at + chunkBytes, block.byteLength));
-        const lastChunk = last && at + data.byteLength === block.byteLength;
-        ctx.signal.throwIfAborted();
-        yield {
-          offsetBytes: offset + at,
-          data,
-          crc32c: crc32c(data),
-          sizeBytes: size,
-          last: lastChunk,
-          sha256: lastChunk ? plainBytes(hash.digest()) : EMPTY,
-        };
-        at += data.byteLength;
-      } while (at < block.byteLength);
-      offset = end;
-      if (last) return;
+  return new DownloadChunks(served, req, ctx);
+}
+
+const DONE: IteratorResult<DownloadChunk> = { done: true, value: undefined };
+
+/** A download's file once open: the version read, and the hash of what was sent so far. */
+interface OpenFile {
+  name: string;
+  handle: FileHandle;
+  version: BigIntStats;
+  size: number;
+  hash: Hash;
+  chunkBytes: number;
+}
+
+/**
+ * A download's chunks, read straight from the file: the one loop of a download's server, with
+ * no generator. Whole blocks of chunks are read into two buffers of this call, one read ahead:
+ * the next block comes from disk while this one's chunks go out. A buffer is read into again
+ * only after every chunk of it was sent, and the engine encodes (copies) a message before it
+ * asks for the next one: no buffer is made per chunk. Core's pump takes the chunks of a block
+ * already read through `[nextNow]()`, with no promise; `next()` opens the file or waits for a
+ * read (and, before the file's last block, checks that the file did not change).
+ */
+class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
+  private file: OpenFile | undefined;
+  private readonly blocks: Buffer[] = [];
+  private turn = 0;
+  /** The block whose chunks go out, its file offset, where its next chunk starts. */
+  private block: Uint8Array = EMPTY;
+  private blockAt = 0;
+  private at = 0;
+  /** No chunk of `block` went out yet (an empty last block still sends one). */
+  private fresh = false;
+  /** `block` is the file's last. */
+  private last = false;
+  /** The read ahead, and where it reads from. */
+  private reading: Promise<Uint8Array> | undefined;
+  private readingAt = 0;
+  private ended = false;
+  private closed: Promise<void> | undefined;
+
+  constructor(
+    private readonly served: ServedRoot,
+    private readonly req: DownloadRequest,
+    private readonly ctx: HandlerContext,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** The next chunk of the block at hand; undefined when `next()` must open, read or close. */
+  [nextNow](): IteratorResult<DownloadChunk> | undefined {
+    const f = this.file;
+    if (this.ended || f === undefined || !(this.fresh || this.at < this.block.byteLength))
+      return this.ended ? DONE : undefined;
+    try {
+      this.ctx.signal.throwIfAborted();
+    } catch (err) {
+      void this.close();
+      throw localFsError(err, `download of ${JSON.stringify(f.name)}`);
     }
-  } catch (err) {
-    throw localFsError(err, `download of ${JSON.stringify(name)}`);
-  } finally {
-    await next?.catch(() => {});
-    await handle.close().catch(() => {});
+    const start = this.at;
+    const data = this.block.subarray(start, Math.min(start + f.chunkBytes, this.block.byteLength));
+    this.at += data.byteLength;
+    this.fresh = false;
+    const lastChunk = this.last && this.at === this.block.byteLength;
+    return {
+      done: false,
+      value: {
+        offsetBytes: this.blockAt + start,
+        data,
+        crc32c: crc32c(data),
+        sizeBytes: f.size,
+        last: lastChunk,
+        sha256: lastChunk ? plainBytes(f.hash.digest()) : EMPTY,
+      },
+    };
+  }
+
+  async next(): Promise<IteratorResult<DownloadChunk>> {
+    for (;;) {
+      const now = this[nextNow]();
+      if (now !== undefined) return now;
+      if (this.file === undefined) await this.open();
+      else if (this.last) {
+        await this.close(); // the last chunk went out
+        return DONE;
+      } else {
+        try {
+          await this.advance(this.file);
+        } catch (err) {
+          await this.close();
+          throw localFsError(err, `download of ${JSON.stringify(this.file.name)}`);
+        }
+      }
+    }
+  }
+
+  async return(): Promise<IteratorResult<DownloadChunk>> {
+    await this.close();
+    return DONE;
+  }
+
+  /** Opens the file, settles its version and where to start, and reads the first block. */
+  private async open(): Promise<void> {
+    const { served, req } = this;
+    const name = checkName(req.name);
+    const chunkBytes = req.chunkBytes > 0 ? req.chunkBytes : served.limits.downloadChunkBytes;
+    if (chunkBytes > served.limits.maxChunkBytes)
+      throw new NearwireError(
+        Code.InvalidArgument,
+        `chunkBytes ${chunkBytes} > maxChunkBytes ${served.limits.maxChunkBytes}`,
+      );
+    const handle = await openForReading(served, name);
+    try {
+      if (this.ended) throw new NearwireError(Code.Canceled, "download ended");
+      // The version read: a change of it during the read (size, mtime, ctime) fails the call.
+      const version = await settledVersion(handle);
+      if (!version.isFile())
+        throw new NearwireError(Code.InvalidArgument, `${JSON.stringify(name)} is not a file`);
+      const size = Number(version.size);
+      const { offset, hash } = await resumePoint(handle, size, req);
+      const file = { name, handle, version, size, hash, chunkBytes };
+      this.file = file;
+      const blockBytes = chunkBytes * Math.max(1, Math.floor(READ_BLOCK_BYTES / chunkBytes));
+      this.blocks.push(Buffer.allocUnsafeSlow(blockBytes), Buffer.allocUnsafeSlow(blockBytes));
+      this.readAhead(offset);
+      await this.advance(file);
+    } catch (err) {
+      await this.close();
+      await handle.close().catch(() => {}); // when it failed before `file` held it
+      throw localFsError(err, `download of ${JSON.stringify(name)}`);
+    }
+  }
+
+  /** Starts reading the block at `pos` into the buffer not being sent. */
+  private readAhead(pos: number): void {
+    const f = this.file as OpenFile;
+    const block = this.blocks[this.turn] as Buffer;
+    this.turn ^= 1;
+    this.readingAt = pos;
+    this.reading = readUpTo(f.handle.fd, block, pos, Math.min(block.byteLength, f.size - pos)).then(
+      (n) => new Uint8Array(block.buffer, block.byteOffset, n),
+    );
+    this.reading.catch(() => {}); // awaited later; a failure meanwhile is not unhandled
+  }
+
+  /** Takes the block read ahead (every chunk of the one before went out) and reads the next. */
+  private async advance(f: OpenFile): Promise<void> {
+    const block = await (this.reading as Promise<Uint8Array>);
+    const at = this.readingAt;
+    const end = at + block.byteLength;
+    if (block.byteLength === 0 && end < f.size) throw changedError(f.name); // it shrank
+    const last = end >= f.size;
+    this.reading = undefined;
+    if (!last) this.readAhead(end);
+    // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
+    else await checkUnchanged(f.handle, f.version, f.name);
+    f.hash.update(block);
+    this.block = block;
+    this.blockAt = at;
+    this.at = 0;
+    this.fresh = true;
+    this.last = last;
+  }
+
+  /** Ends the download: the file is closed once a read in flight has settled. */
+  private close(): Promise<void> {
+    this.ended = true;
+    this.closed ??= (async () => {
+      await this.reading?.catch(() => {});
+      await this.file?.handle.close().catch(() => {});
+    })();
+    return this.closed;
   }
 }
 
@@ -124,20 +238,4 @@ async function openForReading(served: ServedRoot, name: string): Promise<FileHan
   } finally {
     served.dirs.release();
   }
-}
-
-/** Reads `bytes` at `pos` into `block` (fewer at the end of the file); a view of what was read. */
-async function readBlock(
-  handle: FileHandle,
-  block: Buffer,
-  pos: number,
-  bytes: number,
-): Promise<Uint8Array> {
-  let got = 0;
-  while (got < bytes) {
-    const { bytesRead } = await handle.read(block, got, bytes - got, pos + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  return new Uint8Array(block.buffer, block.byteOffset, got);
 }

@@ -2,6 +2,7 @@ import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, open, unlink } from "node:fs/promises";
 import { Code, NearwireError } from "@nearwire/core";
+import { writeAll } from "../fd-io.js";
 import { hashFileRange } from "../hash-file-range.js";
 import { localFsError } from "../local-fs-error.js";
 import { PartialStateWriter, readPartialState } from "./partial-state.js";
@@ -129,16 +130,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       hasState: confirmed > 0,
       async write(data) {
         if (failure !== undefined) throw failure.error;
-        let done = 0;
-        while (done < data.byteLength) {
-          const { bytesWritten } = await handle.write(
-            data,
-            done,
-            data.byteLength - done,
-            upload.writtenBytes + done,
-          );
-          done += bytesWritten;
-        }
+        await writeAll(handle.fd, data, upload.writtenBytes);
         upload.writtenBytes += data.byteLength;
         sinceSync += data.byteLength;
         if (sinceSync < syncEveryBytes) return;
