@@ -27,6 +27,9 @@
  * - `InboundStream`: the receiving end of a streamed call as an async iterable, with a callback
  *   per message taken (flow-control credit); `DeadlineTimer`: a call's deadline timer for any
  *   u32 number of ms. grpc-uds builds its calls from both.
+ * - `MessagePump`: sends a streamed call's messages from an (async) iterable as promise
+ *   callbacks, not a `for await` loop: a source with `[nextNow]()` (core's `nextNow`) gives the
+ *   messages it has at hand with no promise at all. Both engines send their streams with it.
  * - `BufferPool`: large receive buffers kept for reuse once given back (a channel's frame
  *   buffers, the engine's copies of ring messages lent by `lendMessages` handlers).
  */
@@ -46,6 +49,8 @@ export { closedByCaller, timeoutError } from "./rpc/client-session.js";
 export { DeadlineTimer } from "./rpc/deadline-timer.js";
 export { handlerFailure } from "./rpc/handler-error.js";
 export { InboundStream } from "./rpc/inbound-stream.js";
+export type { PumpCredit, PumpSink } from "./rpc/message-pump.js";
+export { MessagePump } from "./rpc/message-pump.js";
 export { RpcServer } from "./rpc/rpc-server.js";
 export type { ServedMethod } from "./rpc/served-method.js";
 export { bindHandlers } from "./rpc/served-method.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { waitFor } from "@nearwire/conformance";
-import { type ClientConnection, Code, jsonCodec, NearwireError } from "@nearwire/core";
+import { type ClientConnection, Code, jsonCodec, NearwireError, nextNow } from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
 import { type ServerChild, startServer, tempDir } from "./support/servers.js";
 import { testService } from "./support/test-service.js";
@@ -155,6 +155,60 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
 
   it("an already aborted signal fails at once with CANCELLED", async () => {
     await rejects(test.echo({ id: 1, text: "" }, { signal: AbortSignal.abort() }), Code.Canceled);
+  });
+
+  it("a server stream's call starts at its first next(): one never iterated or closed first sends nothing", async () => {
+    const before = await test.stats({ id: 0, text: "" });
+    const idle = test.count({ n: 3 });
+    const closed = test.count({ n: 3 });
+    assert.deepEqual(await closed[Symbol.asyncIterator]().return?.(), {
+      value: undefined,
+      done: true,
+    });
+    const items = await collect(test.count({ n: 3 }));
+    assert.deepEqual(
+      items.map((i) => i.seq),
+      [0, 1, 2],
+    );
+    // Calls on one connection run in order: had either stream been sent, its handler would
+    // have finished by now too.
+    const after = await test.stats({ id: 0, text: "" });
+    assert.equal(after.finished, before.finished + 1);
+    await idle[Symbol.asyncIterator]().return?.(); // never started: nothing to cancel
+  });
+
+  it("a server stream with an aborted signal fails its first next() with CANCELLED, then is done", async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const stream = test.count({ n: 3 }, { signal: ac.signal })[Symbol.asyncIterator]();
+    await rejects(stream.next(), Code.Canceled);
+    assert.deepEqual(await stream.next(), { value: undefined, done: true });
+    assert.deepEqual(await test.echo({ id: 5, text: "ok" }), { id: 5, text: "ok" });
+  });
+
+  it("a server stream gives messages already received through nextNow, with no next()", async () => {
+    const stream = test.count({ n: 3 })[Symbol.asyncIterator]() as AsyncIterator<{
+      seq: number;
+    }> & { [nextNow]?: () => IteratorResult<{ seq: number }> | undefined };
+    const takeNow = stream[nextNow];
+    assert.equal(typeof takeNow, "function");
+    assert.equal(takeNow?.call(stream), undefined, "nothing at hand before the call started");
+    assert.deepEqual(await stream.next(), { value: { seq: 0 }, done: false });
+    const rest: IteratorResult<{ seq: number }>[] = [];
+    await waitFor(
+      "the rest of the stream at hand",
+      () => {
+        const r = takeNow?.call(stream);
+        if (r !== undefined) rest.push(r);
+        return rest.at(-1)?.done === true || undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 2 },
+    );
+    assert.deepEqual(rest, [
+      { value: { seq: 1 }, done: false },
+      { value: { seq: 2 }, done: false },
+      { value: undefined, done: true },
+    ]);
   });
 
   it("breaking out of a server stream cancels it on the server", async () => {

@@ -1,6 +1,5 @@
 /** Sends a stream's messages from an (async) iterable, within its credit and the channel's room. */
 import { nextNow } from "./next-now.js";
-import type { OutboundCredit } from "./outbound-credit.js";
 
 /** What a pump sends into: one streamed call's side of the channel. */
 export interface PumpSink {
@@ -13,6 +12,14 @@ export interface PumpSink {
   finished(): void;
   /** The pump stopped because the source, a send or a wait threw `error` (its source closed). */
   failed(error: unknown): void;
+}
+
+/**
+ * The stream credit a pump takes one of per message (core's `OutboundCredit`): undefined when
+ * there is one now, else a promise that resolves once one is taken (rejects when the call ended).
+ */
+export interface PumpCredit {
+  take(): Promise<void> | undefined;
 }
 
 /** An iterator with the optional {@link nextNow}. */
@@ -31,7 +38,7 @@ interface Failure {
  *
  *     for await (const value of source) {
  *       if (sink.ended()) return;
- *       await credit.take();            // when there is none left
+ *       await credit?.take();           // when there is none left
  *       if (sink.ended()) return;
  *       if (!sink.send(value)) await sink.drained();
  *     }
@@ -60,7 +67,8 @@ export class MessagePump {
 
   constructor(
     private readonly source: AsyncIterable<unknown> | Iterable<unknown>,
-    private readonly credit: OutboundCredit,
+    /** Undefined where the transport has its own flow control (HTTP/2's, in the sink). */
+    private readonly credit: PumpCredit | undefined,
     private readonly sink: PumpSink,
   ) {}
 
@@ -122,7 +130,7 @@ export class MessagePump {
       return false;
     }
     this.value = r.value;
-    const wait = this.credit.take();
+    const wait = this.credit?.take();
     if (wait === undefined) return this.write();
     wait.then(this.onCredit, this.onWaitError);
     return false;

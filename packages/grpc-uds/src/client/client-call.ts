@@ -19,6 +19,7 @@ import {
   DeadlineTimer,
   type InboundStream,
   isErrorReason,
+  MessagePump,
   messageOf,
   withServerCodec,
 } from "@nearwire/core/transport-kit";
@@ -27,7 +28,7 @@ import { appendMetadata, metadataOf, REASON_TRAILER } from "../grpc/grpc-metadat
 import { codeOfH2Error, codeOfHttpStatus, percentDecode } from "../grpc/grpc-status.js";
 import { encodeGrpcTimeout } from "../grpc/grpc-timeout.js";
 import { type BufferBudget, MessageReader, type MessageSink } from "../grpc/message-reader.js";
-import { InPlaceSender, sendMessageBytes } from "../grpc/send-message.js";
+import { InPlaceSender, sendMessageBytes, whenWritable } from "../grpc/send-message.js";
 import { H2Code } from "../http2/frame.js";
 import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
 import { fieldValue } from "../http2/header-checks.js";
@@ -178,7 +179,7 @@ export class ClientCall implements StreamListener, MessageSink {
     }
     this.#requests = undefined;
     session.sendHeaders(stream, this.#fields, false);
-    void this.#writeAll(session, stream, requests);
+    this.#writeAll(session, stream, requests);
   }
 
   #sendMessage(session: Http2Session, stream: H2Stream, value: unknown, endStream: boolean): void {
@@ -210,44 +211,47 @@ export class ClientCall implements StreamListener, MessageSink {
     sendMessageBytes(session, stream, bytes, this.#site.sendEncoding, endStream);
   }
 
-  async #writeAll(
+  /**
+   * Sends a streaming call's requests: core's MessagePump, so a source with `[nextNow]()` (a
+   * transfer's file source) gives the messages it has at hand with no promise. HTTP/2 flow
+   * control is the stream's `pending` tail, so there is no credit to take.
+   */
+  #writeAll(
     session: Http2Session,
     stream: H2Stream,
     requests: AsyncIterable<unknown> | Iterable<unknown>,
-  ): Promise<void> {
-    try {
-      for await (const request of requests) {
-        if (this.#done || stream.localEnded) return;
+  ): void {
+    new MessagePump(requests, undefined, {
+      ended: () => this.#done || stream.localEnded,
+      send: (request) => {
         this.#sendMessage(session, stream, request, false);
-        if (
-          stream.pending !== undefined ||
-          session.writer.queuedBytes >= this.#site.highWaterMarkBytes
-        )
-          await this.#whenWritable(session, stream);
-      }
-      if (!this.#done && !stream.localEnded) session.sendData(stream, EMPTY, 0, 0, true);
-    } catch (err) {
-      if (this.#done) return;
-      const e = NearwireError.from(err, Code.Canceled);
-      this.cancel(
-        e.reason === "message-too-large" || e.reason === "encode-failed"
-          ? e
-          : new NearwireError(e.code, `request stream failed: ${e.message}`, { cause: err }),
-      );
-    }
+        return (
+          stream.pending === undefined && session.writer.queuedBytes < this.#site.highWaterMarkBytes
+        );
+      },
+      drained: () => this.#whenWritable(session, stream),
+      finished: () => {
+        if (!this.#done && !stream.localEnded) session.sendData(stream, EMPTY, 0, 0, true);
+      },
+      failed: (err) => {
+        if (this.#done) return;
+        const e = NearwireError.from(err, Code.Canceled);
+        this.cancel(
+          e.reason === "message-too-large" || e.reason === "encode-failed"
+            ? e
+            : new NearwireError(e.code, `request stream failed: ${e.message}`, { cause: err }),
+        );
+      },
+    }).start();
   }
 
-  async #whenWritable(session: Http2Session, stream: H2Stream): Promise<void> {
-    while (!this.#done) {
-      if (stream.pending !== undefined) {
-        await new Promise<void>((resolve) => {
-          this.#writable = resolve;
-        });
-        continue;
-      }
-      if (session.writer.queuedBytes < this.#site.highWaterMarkBytes) return;
-      await session.writer.drained(this.#site.highWaterMarkBytes);
-    }
+  #whenWritable(session: Http2Session, stream: H2Stream): Promise<void> {
+    return whenWritable(session, stream, this.#site.highWaterMarkBytes, {
+      done: () => this.#done,
+      park: (wake) => {
+        this.#writable = wake;
+      },
+    });
   }
 
   // --- StreamListener ----------------------------------------------------------------------

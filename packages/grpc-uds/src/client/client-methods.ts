@@ -15,6 +15,7 @@ import {
   timeoutError,
 } from "@nearwire/core/transport-kit";
 import { type CallSite, ClientCall } from "./client-call.js";
+import { ResponseStream } from "./response-stream.js";
 
 /**
  * Builds the typed client of `service`: one function per method, bound once. Each takes its
@@ -69,14 +70,16 @@ function oneCall(
 }
 
 /** A streamed response: the call starts when iteration starts; leaving early cancels it. */
-async function* streamCall(
+function streamCall(
   site: CallSite,
   bound: BoundMethod,
   input: unknown,
   options: CallOptions | undefined,
-): AsyncGenerator<unknown, void, undefined> {
-  precheck(site, options);
-  const inbound = new InboundStream<unknown>();
-  new ClientCall(site, bound, options, { kind: "stream", inbound }).start(input);
-  yield* inbound;
+): ResponseStream {
+  return new ResponseStream(() => {
+    precheck(site, options);
+    const inbound = new InboundStream<unknown>();
+    new ClientCall(site, bound, options, { kind: "stream", inbound }).start(input);
+    return inbound;
+  });
 }

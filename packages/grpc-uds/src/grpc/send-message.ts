@@ -177,3 +177,32 @@ export class InPlaceSender implements DataFiller {
     return n + MESSAGE_PREFIX_BYTES;
   }
 }
+
+/** Where a call parks while its stream waits for a WINDOW_UPDATE: `wake` runs when it comes. */
+export interface WritableWaiter {
+  /** The call ended (finished, cancelled): stop waiting. */
+  done(): boolean;
+  /** Keeps `wake` until the stream's pending tail went out (or the call ended). */
+  park(wake: () => void): void;
+}
+
+/**
+ * Resolves once `stream` has sent its pending tail (flow control let it) and the socket's
+ * queue is below `highWaterMarkBytes`, or the call ended: one promise per wait, however many
+ * window updates and socket drains it takes.
+ */
+export function whenWritable(
+  session: Http2Session,
+  stream: H2Stream,
+  highWaterMarkBytes: number,
+  call: WritableWaiter,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => {
+      if (call.done()) resolve();
+      else if (stream.pending !== undefined) call.park(check);
+      else session.writer.whenDrained(highWaterMarkBytes, resolve);
+    };
+    check();
+  });
+}

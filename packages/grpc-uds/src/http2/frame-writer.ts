@@ -218,13 +218,15 @@ export class FrameWriter {
     }
   }
 
-  /** Resolves once the socket's queue is below `bytes` (or the writer closed). */
-  async drained(bytes: number): Promise<void> {
-    while (!this.#closed && this.queuedBytes >= bytes) {
-      this.flush();
-      if (this.#socket.writableLength === 0) return;
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  /** Calls `done` once the socket's queue is below `bytes` (or the writer closed): at once if it is. */
+  whenDrained(bytes: number, done: () => void): void {
+    if (this.#closed || this.queuedBytes < bytes) {
+      done();
+      return;
     }
+    this.flush();
+    if (this.#socket.writableLength === 0) done();
+    else this.#waiters.push(() => this.whenDrained(bytes, done));
   }
 
   /** Stops writing; wakes every waiter. */

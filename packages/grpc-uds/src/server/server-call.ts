@@ -19,6 +19,7 @@ import {
   DeadlineTimer,
   handlerFailure,
   InboundStream,
+  MessagePump,
   type ServedMethod,
 } from "@nearwire/core/transport-kit";
 import { ACCEPT_ENCODING, decompress, type Encoding } from "../grpc/compression.js";
@@ -29,7 +30,7 @@ import {
   MessageReader,
   type MessageSink,
 } from "../grpc/message-reader.js";
-import { InPlaceSender, sendMessageBytes } from "../grpc/send-message.js";
+import { InPlaceSender, sendMessageBytes, whenWritable } from "../grpc/send-message.js";
 import { appendStatus } from "../grpc/status-fields.js";
 import { H2Code } from "../http2/frame.js";
 import type { H2Stream, StreamListener } from "../http2/h2-stream.js";
@@ -395,7 +396,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink {
       }
       return;
     }
-    void this.#writeAll(result as AsyncIterable<unknown>).then(() => this.#handlerDone());
+    this.#writeAll(result as AsyncIterable<unknown>);
   }
 
   /**
@@ -417,37 +418,41 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink {
     this.finish();
   }
 
-  /** Sends what a streaming handler yields, waiting while the stream or socket is backed up. */
-  async #writeAll(items: AsyncIterable<unknown>): Promise<void> {
-    try {
-      for await (const item of items) {
-        if (this.#finished) break;
+  /**
+   * Sends what a streaming handler yields, waiting while the stream or socket is backed up:
+   * core's MessagePump, so a source with `[nextNow]()` gives the messages it has at hand with
+   * no promise (a `for await` made two or three per message). HTTP/2 flow control is the
+   * stream's `pending` tail, so there is no credit to take.
+   */
+  #writeAll(items: AsyncIterable<unknown>): void {
+    new MessagePump(items, undefined, {
+      ended: () => this.#finished,
+      send: (item) => {
         this.#sendMessage(item);
-        if (
-          this.#stream.pending !== undefined ||
-          this.#host.session.writer.queuedBytes >= this.#host.highWaterMarkBytes
-        )
-          await this.#whenWritable();
-      }
-    } catch (err) {
-      this.finish(err);
-      return;
-    }
-    this.finish();
+        return (
+          this.#stream.pending === undefined &&
+          this.#host.session.writer.queuedBytes < this.#host.highWaterMarkBytes
+        );
+      },
+      drained: () => this.#whenWritable(),
+      finished: () => {
+        this.finish();
+        this.#handlerDone();
+      },
+      failed: (err) => {
+        this.finish(err);
+        this.#handlerDone();
+      },
+    }).start();
   }
 
-  async #whenWritable(): Promise<void> {
-    while (!this.#finished) {
-      if (this.#stream.pending !== undefined) {
-        await new Promise<void>((resolve) => {
-          this.#writable = resolve;
-        });
-        continue;
-      }
-      const writer = this.#host.session.writer;
-      if (writer.queuedBytes < this.#host.highWaterMarkBytes) return;
-      await writer.drained(this.#host.highWaterMarkBytes);
-    }
+  #whenWritable(): Promise<void> {
+    return whenWritable(this.#host.session, this.#stream, this.#host.highWaterMarkBytes, {
+      done: () => this.#finished,
+      park: (wake) => {
+        this.#writable = wake;
+      },
+    });
   }
 
   #sendHeadersOnce(): void {
