@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
+import { startServerProcess, waitFor } from "@nearwire/conformance";
 import type { Transport } from "@nearwire/core";
 import { createGrpcTransport } from "@nearwire/grpc-uds";
 import { createShmRingTransport } from "@nearwire/shm-ring";
+import { createUdsTransport } from "@nearwire/uds";
 import { transferCodec } from "../src/codecs/index.js";
 import {
   createTransferClient,
@@ -18,6 +20,14 @@ import { type AllocationCount, countAllocations } from "./support/alloc-count.js
 import { type ProcessRig, processRig, randomFile, tmpDir } from "./support/rig.js";
 
 const CHUNK = 64 * 1024;
+/**
+ * Promises per chunk allowed on either side of a transfer, the server in another process.
+ * Measured (8 runs, 2 of them with both cores busy): clients 0.6–1.0 (upload) and 1.2–2.4
+ * (download); upload servers 1.3–2.5; download servers 2.2–3.0. The target is 2: a sender
+ * faster than its receiver waits for every credit the receiver returns (a promise and its
+ * `then`), and a receiver that caught up with its sender waits on next() for every chunk.
+ */
+const PROMISES_PER_SIDE = 3.5;
 
 /*
  * What one more chunk of a file upload costs the client, over uds with the raw codec, the
@@ -211,6 +221,129 @@ describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw cod
       } finally {
         await connection.close();
         await server.close({ graceMs: 100 });
+      }
+    });
+  }
+});
+
+/** Counts of one side of a transfer, per chunk. */
+interface Sides {
+  client: AllocationCount;
+  server: AllocationCount;
+}
+
+/*
+ * Each side on its own, across a real process boundary: the server (test/fixtures/
+ * counted-server.ts) counts in its own process between two signals while the client counts
+ * here, one upload or download of 64 and of 320 chunks each, per chunk as above.
+ */
+describe("per-chunk cost of each side, the server in another process (raw codec)", () => {
+  const tmp = tmpDir();
+  after(() => tmp.cleanup());
+  const transports: [string, (address: string) => Transport][] = [
+    ["uds", (address) => createUdsTransport({ address })],
+    ["shm-ring", (address) => createShmRingTransport({ address })],
+    ["grpc-uds", (address) => createGrpcTransport({ address })],
+  ];
+  for (const [name, make] of transports) {
+    it(`${name}: no buffer of 4 KiB or more per chunk on either side, few promises on each`, async (t) => {
+      const root = join(tmp.dir, `side-root-${name}`);
+      mkdirSync(root);
+      const address = join(tmp.dir, `side-${name}.sock`);
+      const countFile = join(tmp.dir, `side-${name}.json`);
+      const server = await startServerProcess(
+        new URL("./fixtures/counted-server.ts", import.meta.url),
+        [name, address, root, countFile],
+      );
+      const connection = await make(address).connect();
+      try {
+        const client = createTransferClient({
+          connection,
+          codec: transferCodec("raw"),
+          chunkBytes: CHUNK,
+        });
+        /** The client's counts of `run` here and the server's over the same span there. */
+        const bothSides = async (run: () => Promise<void>): Promise<Sides> => {
+          for (const f of [countFile, `${countFile}.started`]) rmSync(f, { force: true });
+          process.kill(server.pid, "SIGUSR1");
+          await waitFor(
+            "the server to count",
+            () => existsSync(`${countFile}.started`) || undefined,
+            {
+              intervalMs: 2,
+            },
+          );
+          const clientCounts = await countAllocations(4096, run);
+          process.kill(server.pid, "SIGUSR2");
+          const serverCounts = await waitFor(
+            "the server's counts",
+            () =>
+              existsSync(countFile)
+                ? (JSON.parse(readFileSync(countFile, "utf8")) as AllocationCount)
+                : undefined,
+            { intervalMs: 2 },
+          );
+          return { client: clientCounts, server: serverCounts };
+        };
+        const perSide = async (run: (chunks: number) => () => Promise<void>) => {
+          let best: Sides | undefined;
+          for (let attempt = 0; attempt < 3; attempt++) {
+            const small = await bothSides(run(64));
+            const large = await bothSides(run(320));
+            const per = (side: "client" | "server"): AllocationCount => ({
+              promises: (large[side].promises - small[side].promises) / 256,
+              bigBuffers: (large[side].bigBuffers - small[side].bigBuffers) / 256,
+            });
+            const sides = { client: per("client"), server: per("server") };
+            // The attempt with the fewest buffers, then promises, on its worse side (as
+            // steadyPerChunk: a pool that grew in one attempt does not count against the rest).
+            const buffers = (s: Sides) => Math.max(s.client.bigBuffers, s.server.bigBuffers);
+            const promises = (s: Sides) => Math.max(s.client.promises, s.server.promises);
+            if (
+              best === undefined ||
+              buffers(sides) < buffers(best) ||
+              (buffers(sides) === buffers(best) && promises(sides) < promises(best))
+            )
+              best = sides;
+            if (buffers(sides) < 0.05 && promises(sides) <= 2.2) break;
+          }
+          return best as Sides;
+        };
+        const files: Record<number, string> = {};
+        for (const chunks of [64, 320]) {
+          files[chunks] = join(tmp.dir, `side-${name}-${chunks}.bin`);
+          randomFile(files[chunks] as string, chunks * CHUNK);
+        }
+        const upload = (chunks: number) => async () => {
+          await client.upload(files[chunks] as string, `f${chunks}.bin`);
+        };
+        const download = (chunks: number) => async () => {
+          await client.download(`f${chunks}.bin`, join(tmp.dir, `side-${name}-got${chunks}.bin`));
+        };
+        await upload(64)();
+        await upload(320)(); // warm-up, and the files the downloads read
+        const up = await perSide(upload);
+        await download(320)();
+        const down = await perSide(download);
+        t.diagnostic(`per chunk: upload ${JSON.stringify(up)}, download ${JSON.stringify(down)}`);
+        for (const [what, sides] of [
+          ["upload", up],
+          ["download", down],
+        ] as const) {
+          for (const side of ["client", "server"] as const) {
+            assert.ok(
+              sides[side].bigBuffers < 0.05,
+              `${what} ${side}: buffers ≥ 4 KiB per chunk: ${sides[side].bigBuffers}`,
+            );
+            assert.ok(
+              sides[side].promises <= PROMISES_PER_SIDE,
+              `${what} ${side}: promises per chunk: ${sides[side].promises}`,
+            );
+          }
+        }
+      } finally {
+        await connection.close();
+        await server.stop();
       }
     });
   }

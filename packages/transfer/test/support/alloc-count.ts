@@ -21,6 +21,21 @@ export async function countAllocations(
   minBytes: number,
   run: () => Promise<void>,
 ): Promise<AllocationCount> {
+  const stop = startCounting(minBytes);
+  try {
+    await run();
+  } finally {
+    stop();
+  }
+  return stop();
+}
+
+/**
+ * Starts counting what {@link countAllocations} counts, until the returned function is called;
+ * it returns the counts (calling it again returns them again). For a count that spans callbacks,
+ * as a server process's does between its parent's signals.
+ */
+export function startCounting(minBytes: number): () => AllocationCount {
   const counts: AllocationCount = { promises: 0, bigBuffers: 0 };
   const big = (n: number) => {
     if (n >= minBytes) counts.bigBuffers++;
@@ -92,9 +107,10 @@ export async function countAllocations(
     return push.call(this, chunk, ...rest);
   };
   hook.enable();
-  try {
-    await run();
-  } finally {
+  let stopped = false;
+  return () => {
+    if (stopped) return counts;
+    stopped = true;
     hook.disable();
     g.Uint8Array = saved.Uint8Array;
     g.ArrayBuffer = saved.ArrayBuffer;
@@ -105,6 +121,6 @@ export async function countAllocations(
     Buffer.from = saved.from;
     typedProto.slice = slice;
     delete (sockets as { push?: unknown }).push; // back to Readable's
-  }
-  return counts;
+    return counts;
+  };
 }
