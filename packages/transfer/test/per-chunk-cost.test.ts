@@ -22,10 +22,11 @@ import { type ProcessRig, processRig, randomFile, tmpDir } from "./support/rig.j
 const CHUNK = 64 * 1024;
 /**
  * Promises per chunk allowed on either side of a transfer, the server in another process.
- * Measured (8 runs, 2 of them with both cores busy): clients 0.6–1.0 (upload) and 1.2–2.4
- * (download); upload servers 1.3–2.5; download servers 2.2–3.0. The target is 2: a sender
- * faster than its receiver waits for every credit the receiver returns (a promise and its
- * `then`), and a receiver that caught up with its sender waits on next() for every chunk.
+ * Measured (9 runs): clients 0.6–1.0 (upload) and 1.2–2.2 (download), upload servers 1.4–2.4,
+ * download servers 1.6–2.2 (2.2–3.0 before a block read ahead was taken in `[nextNow]()`).
+ * The target is 2: most of what is left is a receiver that caught up with its sender and
+ * waits on next() for the next chunk, counted twice while async_hooks are on (V8 then makes a
+ * promise per `await` as well), and a sender waiting for credit.
  */
 const PROMISES_PER_SIDE = 3.5;
 
@@ -295,17 +296,18 @@ describe("per-chunk cost of each side, the server in another process (raw codec)
               bigBuffers: (large[side].bigBuffers - small[side].bigBuffers) / 256,
             });
             const sides = { client: per("client"), server: per("server") };
-            // The attempt with the fewest buffers, then promises, on its worse side (as
-            // steadyPerChunk: a pool that grew in one attempt does not count against the rest).
-            const buffers = (s: Sides) => Math.max(s.client.bigBuffers, s.server.bigBuffers);
+            // The attempt with the fewest promises on its worse side among those under the
+            // buffer limit (a pool that grew in one attempt does not count against the rest).
+            const buffersOk = (s: Sides) =>
+              Math.max(s.client.bigBuffers, s.server.bigBuffers) < 0.05;
             const promises = (s: Sides) => Math.max(s.client.promises, s.server.promises);
             if (
               best === undefined ||
-              buffers(sides) < buffers(best) ||
-              (buffers(sides) === buffers(best) && promises(sides) < promises(best))
+              (buffersOk(sides) && !buffersOk(best)) ||
+              (buffersOk(sides) === buffersOk(best) && promises(sides) < promises(best))
             )
               best = sides;
-            if (buffers(sides) < 0.05 && promises(sides) <= 2.2) break;
+            if (buffersOk(sides) && promises(sides) <= 2.2) break;
           }
           return best as Sides;
         };

@@ -63,9 +63,12 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   private fresh = false;
   /** `block` is the file's last. */
   private last = false;
-  /** The read ahead, and where it reads from. */
-  private reading: Promise<Uint8Array> | undefined;
+  /** The read ahead (undefined when it failed: `readError`), and where it reads from. */
+  private reading: Promise<Uint8Array | undefined> | undefined;
   private readingAt = 0;
+  /** The block the read ahead filled, once it settled: `[nextNow]()` can take it then. */
+  private readBlock: Uint8Array | undefined;
+  private readError: unknown;
   private ended = false;
   private closed: Promise<void> | undefined;
 
@@ -82,8 +85,20 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   /** The next chunk of the block at hand; undefined when `next()` must open, read or close. */
   [nextNow](): IteratorResult<DownloadChunk> | undefined {
     const f = this.file;
-    if (this.ended || f === undefined || !(this.fresh || this.at < this.block.byteLength))
-      return this.ended ? DONE : undefined;
+    if (this.ended || f === undefined) return this.ended ? DONE : undefined;
+    if (!(this.fresh || this.at < this.block.byteLength)) {
+      // Every chunk of the block went out: take the one read ahead if it is in, unless it is
+      // the file's last (its version check is a stat: next() does it).
+      const ready = this.readBlock;
+      if (this.last || ready === undefined || this.readingAt + ready.byteLength >= f.size)
+        return undefined;
+      try {
+        this.take(f, ready);
+      } catch (err) {
+        void this.close();
+        throw localFsError(err, `download of ${JSON.stringify(f.name)}`);
+      }
+    }
     try {
       this.ctx.signal.throwIfAborted();
     } catch (err) {
@@ -170,23 +185,41 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
     const block = this.blocks[this.turn] as Buffer;
     this.turn ^= 1;
     this.readingAt = pos;
+    // Settles with the block, or undefined (the error kept in `readError`): never rejects, so
+    // a failure before anyone awaits it is not unhandled.
     this.reading = readUpTo(f.handle.fd, block, pos, Math.min(block.byteLength, f.size - pos)).then(
-      (n) => new Uint8Array(block.buffer, block.byteOffset, n),
+      (n) => {
+        const read = new Uint8Array(block.buffer, block.byteOffset, n);
+        this.readBlock = read;
+        return read;
+      },
+      (err: unknown) => {
+        this.readError = err;
+        return undefined;
+      },
     );
-    this.reading.catch(() => {}); // awaited later; a failure meanwhile is not unhandled
   }
 
   /** Takes the block read ahead (every chunk of the one before went out) and reads the next. */
   private async advance(f: OpenFile): Promise<void> {
-    const block = await (this.reading as Promise<Uint8Array>);
+    const block = await this.reading;
+    if (block === undefined) throw this.readError;
+    if (block !== this.readBlock) return; // [nextNow]() took it meanwhile
+    // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
+    if (this.readingAt + block.byteLength >= f.size)
+      await checkUnchanged(f.handle, f.version, f.name);
+    this.take(f, block);
+  }
+
+  /** Makes `block`, read ahead, the one at hand, and starts reading the next unless it is the last. */
+  private take(f: OpenFile, block: Uint8Array): void {
     const at = this.readingAt;
     const end = at + block.byteLength;
     if (block.byteLength === 0 && end < f.size) throw changedError(f.name); // it shrank
     const last = end >= f.size;
     this.reading = undefined;
+    this.readBlock = undefined;
     if (!last) this.readAhead(end);
-    // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
-    else await checkUnchanged(f.handle, f.version, f.name);
     f.hash.update(block);
     this.block = block;
     this.blockAt = at;
@@ -199,7 +232,7 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   private close(): Promise<void> {
     this.ended = true;
     this.closed ??= (async () => {
-      await this.reading?.catch(() => {});
+      await this.reading;
       await this.file?.handle.close().catch(() => {});
     })();
     return this.closed;
