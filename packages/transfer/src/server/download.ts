@@ -6,7 +6,7 @@ import { Code, NearwireError, nextNow } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { readUpTo } from "../fd-io.js";
 import { hashFileRange } from "../hash-file-range.js";
-import { READ_BLOCK_BYTES } from "../io-buffers.js";
+import { giveIoBuffer, IO_BUFFER_BYTES, READ_BLOCK_BYTES, takeIoBuffer } from "../io-buffers.js";
 import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes, plainBytes } from "../plain-bytes.js";
@@ -44,16 +44,21 @@ interface OpenFile {
 
 /**
  * A download's chunks, read straight from the file: the one loop of a download's server, with
- * no generator. Whole blocks of chunks are read into two buffers of this call, one read ahead:
- * the next block comes from disk while this one's chunks go out. A buffer is read into again
- * only after every chunk of it was sent, and the engine encodes (copies) a message before it
- * asks for the next one: no buffer is made per chunk. Core's pump takes the chunks of a block
- * already read through `[nextNow]()`, with no promise; `next()` opens the file or waits for a
- * read (and, before the file's last block, checks that the file did not change).
+ * no generator. Whole blocks of chunks are read into two buffers, one read ahead: the next
+ * block comes from disk while this one's chunks go out. A buffer is read into again only after
+ * every chunk of it was sent, and the engine encodes (copies) a message before it asks for the
+ * next one: no buffer is made per chunk. The two are the process's pooled I/O buffers (fresh
+ * ones only for chunks over 512 KiB), given back once the file is closed, so a download makes
+ * no buffer per call either (two fresh 256 KiB blocks before). Core's pump takes the chunks of
+ * a block already read, and the next block once it is in, through `[nextNow]()`, with no
+ * promise; `next()` opens the file or waits for a read (and, before the file's last block,
+ * checks that the file did not change).
  */
 class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   private file: OpenFile | undefined;
-  private readonly blocks: Buffer[] = [];
+  /** The two read blocks, and the pooled I/O buffers they lie in (given back on close). */
+  private readonly blocks: Uint8Array[] = [];
+  private pooled: Uint8Array[] = [];
   private turn = 0;
   /** The block whose chunks go out, its file offset, where its next chunk starts. */
   private block: Uint8Array = EMPTY;
@@ -169,7 +174,15 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
       const file = { name, handle, version, size, hash, chunkBytes };
       this.file = file;
       const blockBytes = chunkBytes * Math.max(1, Math.floor(READ_BLOCK_BYTES / chunkBytes));
-      this.blocks.push(Buffer.allocUnsafeSlow(blockBytes), Buffer.allocUnsafeSlow(blockBytes));
+      for (let i = 0; i < 2; i++) {
+        if (blockBytes > IO_BUFFER_BYTES) {
+          this.blocks.push(new Uint8Array(blockBytes));
+          continue;
+        }
+        const io = takeIoBuffer();
+        this.pooled.push(io);
+        this.blocks.push(io.subarray(0, blockBytes));
+      }
       this.readAhead(offset);
       await this.advance(file);
     } catch (err) {
@@ -182,7 +195,8 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   /** Starts reading the block at `pos` into the buffer not being sent. */
   private readAhead(pos: number): void {
     const f = this.file as OpenFile;
-    const block = this.blocks[this.turn] as Buffer;
+    if (this.ended) return; // closed: its buffers may be back in the pool
+    const block = this.blocks[this.turn] as Uint8Array;
     this.turn ^= 1;
     this.readingAt = pos;
     // Settles with the block, or undefined (the error kept in `readError`): never rejects, so
@@ -204,7 +218,7 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   private async advance(f: OpenFile): Promise<void> {
     const block = await this.reading;
     if (block === undefined) throw this.readError;
-    if (block !== this.readBlock) return; // [nextNow]() took it meanwhile
+    if (block !== this.readBlock || this.ended) return; // [nextNow]() took it, or closed
     // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
     if (this.readingAt + block.byteLength >= f.size)
       await checkUnchanged(f.handle, f.version, f.name);
@@ -233,6 +247,10 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
     this.ended = true;
     this.closed ??= (async () => {
       await this.reading;
+      // No read is in flight nor starts again (ended), and every chunk sent was encoded
+      // (copied) when it was sent: the blocks are free.
+      for (const io of this.pooled) giveIoBuffer(io);
+      this.pooled = [];
       await this.file?.handle.close().catch(() => {});
     })();
     return this.closed;
