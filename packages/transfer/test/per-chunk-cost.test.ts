@@ -202,11 +202,11 @@ describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw cod
         assert.ok(up.small.promises > 64, `promises seen at all (${up.small.promises})`);
         assert.ok(up.perChunk.bigBuffers < 0.05, `upload: ${JSON.stringify(up)}`);
         assert.ok(down.perChunk.bigBuffers < 0.05, `download: ${JSON.stringify(down)}`);
-        // Both ends together. shm-ring measured 3.8–3.9 (upload) and 5.1 (download): the ring
-        // channel's chase and pump make about 1.3 of them (a microtask hop each, ~50 ns); a
+        // Both ends together. shm-ring measured 3.8–3.9 (upload) and 4.8–4.9 (download): the
+        // ring channel's chase and pump make about 1.3 of them (a microtask hop each, ~50 ns); a
         // download's server made 9.3–9.8 in all as an async generator reading through
         // FileHandle.read, the upload's server's FileHandle writes 4.4. grpc-uds measured
-        // 3.25–3.3 and 4.8; 6.0–6.2 and 9.6 while it sent streams through `for await`, wrapped
+        // 3.25–3.3 and 3.8; 6.0–6.2 and 9.6 while it sent streams through `for await`, wrapped
         // its response streams in an async generator and waited for the socket through nested
         // async functions. On either transport, most of the rest is a receive loop that caught up
         // with its sender and waits on next().
