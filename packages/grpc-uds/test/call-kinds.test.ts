@@ -56,6 +56,17 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
     assert.deepEqual(await test.echo({ id: 7, text: "héllo" }), { id: 7, text: "héllo" });
   });
 
+  it("unary messages of a method alternating between large and small round-trip intact", async () => {
+    // Each call starts its in-place encoding from the size of the last call's first message:
+    // a small one after a large one goes through a send-pool buffer, a large one after a small
+    // one is encoded the usual way first; both must arrive whole.
+    const sizes = [100_000, 10, 3, 70_000, 70_000, 0, 200_000, 5];
+    for (const [i, n] of sizes.entries()) {
+      const text = String.fromCharCode(97 + (i % 26)).repeat(n);
+      assert.deepEqual(await test.echo({ id: i, text }), { id: i, text }, `call ${i}: ${n} chars`);
+    }
+  });
+
   it("runs 200 unary calls concurrently", async () => {
     const ids = Array.from({ length: 200 }, (_, i) => i);
     const replies = await Promise.all(ids.map((id) => test.echo({ id, text: "x" })));

@@ -207,7 +207,7 @@ export class ClientCall implements StreamListener, MessageSink {
           reason: "message-too-large",
         },
       );
-    if (this.#inPlace) this.#inPlace.lastBytes = bytes.byteLength;
+    if (this.#inPlace) this.#inPlace.learned(bytes.byteLength);
     sendMessageBytes(session, stream, bytes, this.#site.sendEncoding, endStream);
   }
 

@@ -107,14 +107,23 @@ export function sendMessageInPlace(
 }
 
 /**
+ * The size of the first message of the last call that sent with a codec (a method's message
+ * type): a call starts from it, so a stream of large messages sends its first one in place too
+ * instead of encoding it into a fresh buffer (one per call before).
+ */
+const firstBytes = new WeakMap<MessageCodec<unknown>, number>();
+
+/**
  * One call's messages encoded in place where its codec can (`encodeIntoRange`, identity
  * encoding): a large message (after one of {@link COPY_MAX_BYTES} or more) into a pooled buffer
  * ({@link sendMessageInPlace}), a small one straight into the connection's batch. Remembers
  * the last message's size, which picks the way for the next.
  */
 export class InPlaceSender implements DataFiller {
-  /** Size of the last message sent, bytes (set it when the caller encoded one itself). */
-  lastBytes = 0;
+  /** Size of the last message sent, bytes (see {@link learned}). */
+  lastBytes: number;
+  /** No message of this call was sent yet. */
+  #first = true;
   /** The value {@link fillData} encodes (the fast path's argument, without a closure per call). */
   #value: unknown;
   readonly #codec: MessageCodec<unknown>;
@@ -127,6 +136,16 @@ export class InPlaceSender implements DataFiller {
       MessageCodec<unknown>["encodeIntoRange"]
     >;
     this.#maxMessageBytes = maxMessageBytes;
+    this.lastBytes = firstBytes.get(codec) ?? 0;
+  }
+
+  /** A message of `bytes` went out (in place, or encoded by the caller when this could not). */
+  learned(bytes: number): void {
+    this.lastBytes = bytes;
+    if (this.#first) {
+      this.#first = false;
+      firstBytes.set(this.#codec, bytes);
+    }
   }
 
   /** An in-place sender for `codec`, or undefined when it cannot encode in place. */
@@ -150,7 +169,7 @@ export class InPlaceSender implements DataFiller {
         endStream,
       );
       if (n >= 0) {
-        this.lastBytes = n;
+        this.learned(n);
         return true;
       }
     }
@@ -158,7 +177,7 @@ export class InPlaceSender implements DataFiller {
     const n = session.trySendDataWith(stream, endStream, this);
     this.#value = undefined;
     if (n < 0) return false;
-    this.lastBytes = n - MESSAGE_PREFIX_BYTES;
+    this.learned(n - MESSAGE_PREFIX_BYTES);
     return true;
   }
 

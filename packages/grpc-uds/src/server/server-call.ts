@@ -476,7 +476,7 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink {
       if (this.#inPlace?.trySend(session, this.#stream, value, false) === true) return;
     }
     const encoded = codec.encode(value);
-    if (this.#inPlace) this.#inPlace.lastBytes = encoded.byteLength;
+    if (this.#inPlace) this.#inPlace.learned(encoded.byteLength);
     this.#sendEncoded(encoded);
   }
 
