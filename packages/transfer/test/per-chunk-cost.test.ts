@@ -5,10 +5,6 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { startServerProcess, waitFor } from "@nearwire/conformance";
-import type { Transport } from "@nearwire/core";
-import { createGrpcTransport } from "@nearwire/grpc-uds";
-import { createShmRingTransport } from "@nearwire/shm-ring";
-import { createUdsTransport } from "@nearwire/uds";
 import { transferCodec } from "../src/codecs/index.js";
 import {
   createTransferClient,
@@ -18,6 +14,7 @@ import {
 } from "../src/index.js";
 import { type AllocationCount, countAllocations } from "./support/alloc-count.js";
 import { type ProcessRig, processRig, randomFile, tmpDir } from "./support/rig.js";
+import { type TransportName, transports } from "./support/transports.js";
 
 const CHUNK = 64 * 1024;
 /**
@@ -119,39 +116,67 @@ describe("per-chunk cost of a file upload (client, uds, raw codec)", () => {
   });
 });
 
+/** Counts of the sides of a run, by side ("all" when one counter sees both). */
+type Counts = Record<string, AllocationCount>;
+
+/** One attempt of {@link steadiest}: the two runs' counts, and the difference per chunk. */
+interface Attempt<S extends Counts> {
+  small: S;
+  large: S;
+  perChunk: S;
+}
+
 /**
- * The cost of one more chunk: a 320-chunk run minus a 64-chunk run, per chunk, the best of up
- * to three attempts (fewest buffers, then fewest promises; it stops at the first under 0.05
- * buffers and 2.2 promises). Pools grow to the peak a load needs and then stop allocating: on
+ * The cost of one more chunk: a 320-chunk run minus a 64-chunk run, per chunk, each side
+ * counted by `count`; the best of up to three attempts, and every attempt made. Best: under
+ * 0.05 buffers per chunk on every side, then the fewest promises on the worse side; when no
+ * attempt is under, the fewest buffers, then promises. It stops at the first under 0.05
+ * buffers and 2.2 promises. Pools grow to the peak a load needs and then stop allocating: on
  * a loaded machine more frames or write batches are in flight at once than in the warm-up, and
  * the first attempt may count those few (30 in 256 chunks was seen in CI). Waits for credit or
  * socket room add promises for a share of the chunks that grows with the machine's load (an
  * upload taking every chunk through next() counted 2.53 per chunk in CI, 2.2–2.3 on a quiet
- * machine). A buffer made per chunk
- * counts about 1, and a promise chain per chunk several, in every attempt, so they still fail.
+ * machine). A buffer made per chunk counts about 1, and a promise chain per chunk several, in
+ * every attempt, so they still fail.
  */
+async function steadiest<S extends Counts>(
+  count: (run: () => Promise<void>) => Promise<S>,
+  run: (chunks: number) => () => Promise<void>,
+): Promise<{ best: Attempt<S>; attempts: Attempt<S>[] }> {
+  const worst = (c: S, field: keyof AllocationCount) =>
+    Math.max(...Object.values(c).map((side) => side[field]));
+  const better = (a: S, b: S): boolean => {
+    const [aOk, bOk] = [worst(a, "bigBuffers") < 0.05, worst(b, "bigBuffers") < 0.05];
+    if (aOk !== bOk) return aOk;
+    if (!aOk && worst(a, "bigBuffers") !== worst(b, "bigBuffers"))
+      return worst(a, "bigBuffers") < worst(b, "bigBuffers");
+    return worst(a, "promises") < worst(b, "promises");
+  };
+  const attempts: Attempt<S>[] = [];
+  let best: Attempt<S> | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const small = await count(run(64));
+    const large = await count(run(320));
+    const perChunk = {} as Counts;
+    for (const side of Object.keys(small))
+      perChunk[side] = {
+        promises: ((large[side]?.promises ?? 0) - (small[side]?.promises ?? 0)) / 256,
+        bigBuffers: ((large[side]?.bigBuffers ?? 0) - (small[side]?.bigBuffers ?? 0)) / 256,
+      };
+    const now = { small, large, perChunk: perChunk as S };
+    attempts.push(now);
+    if (best === undefined || better(now.perChunk, best.perChunk)) best = now;
+    if (worst(now.perChunk, "bigBuffers") < 0.05 && worst(now.perChunk, "promises") < 2.2) break;
+  }
+  return { best: best as Attempt<S>, attempts };
+}
+
+/** {@link steadiest} of what this process alone counts. */
 async function steadyPerChunk(
   run: (chunks: number) => () => Promise<void>,
 ): Promise<{ small: AllocationCount; large: AllocationCount; perChunk: AllocationCount }> {
-  let best: Awaited<ReturnType<typeof steadyPerChunk>> | undefined;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const small = await countAllocations(4096, run(64));
-    const large = await countAllocations(4096, run(320));
-    const perChunk = {
-      promises: (large.promises - small.promises) / 256,
-      bigBuffers: (large.bigBuffers - small.bigBuffers) / 256,
-    };
-    const b = best?.perChunk;
-    if (
-      b === undefined ||
-      perChunk.bigBuffers < b.bigBuffers ||
-      (perChunk.bigBuffers === b.bigBuffers && perChunk.promises < b.promises)
-    ) {
-      best = { small, large, perChunk };
-    }
-    if (perChunk.bigBuffers < 0.05 && perChunk.promises < 2.2) break;
-  }
-  return best as NonNullable<typeof best>;
+  const { best } = await steadiest(async (go) => ({ all: await countAllocations(4096, go) }), run);
+  return { small: best.small.all, large: best.large.all, perChunk: best.perChunk.all };
 }
 
 /*
@@ -162,11 +187,8 @@ async function steadyPerChunk(
 describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw codec)", () => {
   const tmp = tmpDir();
   after(() => tmp.cleanup());
-  const transports: [string, (address: string) => Transport][] = [
-    ["shm-ring", (address) => createShmRingTransport({ address })],
-    ["grpc-uds", (address) => createGrpcTransport({ address })],
-  ];
-  for (const [name, make] of transports) {
+  for (const name of ["shm-ring", "grpc-uds"] as const) {
+    const make = transports[name];
     it(`${name}: an upload and a download make no buffer of 4 KiB or more per chunk, on either side`, async (t) => {
       const root = join(tmp.dir, `root-${name}`);
       mkdirSync(root);
@@ -228,10 +250,10 @@ describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw cod
 });
 
 /** Counts of one side of a transfer, per chunk. */
-interface Sides {
+type Sides = {
   client: AllocationCount;
   server: AllocationCount;
-}
+};
 
 /*
  * Each side on its own, across a real process boundary: the server (test/fixtures/
@@ -241,12 +263,8 @@ interface Sides {
 describe("per-chunk cost of each side, the server in another process (raw codec)", () => {
   const tmp = tmpDir();
   after(() => tmp.cleanup());
-  const transports: [string, (address: string) => Transport][] = [
-    ["uds", (address) => createUdsTransport({ address })],
-    ["shm-ring", (address) => createShmRingTransport({ address })],
-    ["grpc-uds", (address) => createGrpcTransport({ address })],
-  ];
-  for (const [name, make] of transports) {
+  for (const name of Object.keys(transports) as TransportName[]) {
+    const make = transports[name];
     it(`${name}: no buffer of 4 KiB or more per chunk on either side, few promises on each`, async (t) => {
       const root = join(tmp.dir, `side-root-${name}`);
       mkdirSync(root);
@@ -289,31 +307,9 @@ describe("per-chunk cost of each side, the server in another process (raw codec)
         /** Fewest buffers of 4 KiB or more a call of 64 chunks made on the server. */
         let serverBuffersPerCall = Number.POSITIVE_INFINITY;
         const perSide = async (run: (chunks: number) => () => Promise<void>) => {
-          let best: Sides | undefined;
-          serverBuffersPerCall = Number.POSITIVE_INFINITY;
-          for (let attempt = 0; attempt < 3; attempt++) {
-            const small = await bothSides(run(64));
-            const large = await bothSides(run(320));
-            const per = (side: "client" | "server"): AllocationCount => ({
-              promises: (large[side].promises - small[side].promises) / 256,
-              bigBuffers: (large[side].bigBuffers - small[side].bigBuffers) / 256,
-            });
-            const sides = { client: per("client"), server: per("server") };
-            serverBuffersPerCall = Math.min(serverBuffersPerCall, small.server.bigBuffers);
-            // The attempt with the fewest promises on its worse side among those under the
-            // buffer limit (a pool that grew in one attempt does not count against the rest).
-            const buffersOk = (s: Sides) =>
-              Math.max(s.client.bigBuffers, s.server.bigBuffers) < 0.05;
-            const promises = (s: Sides) => Math.max(s.client.promises, s.server.promises);
-            if (
-              best === undefined ||
-              (buffersOk(sides) && !buffersOk(best)) ||
-              (buffersOk(sides) === buffersOk(best) && promises(sides) < promises(best))
-            )
-              best = sides;
-            if (buffersOk(sides) && promises(sides) <= 2.2) break;
-          }
-          return best as Sides;
+          const { best, attempts } = await steadiest(bothSides, run);
+          serverBuffersPerCall = Math.min(...attempts.map((a) => a.small.server.bigBuffers));
+          return best.perChunk;
         };
         const files: Record<number, string> = {};
         for (const chunks of [64, 320]) {
