@@ -186,8 +186,8 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
       this.readAhead(offset);
       await this.advance(file);
     } catch (err) {
-      await this.close();
-      await handle.close().catch(() => {}); // when it failed before `file` held it
+      await this.close(); // closes the handle once `file` holds it
+      if (this.file === undefined) await handle.close().catch(() => {});
       throw localFsError(err, `download of ${JSON.stringify(name)}`);
     }
   }
