@@ -26,7 +26,7 @@ function run(code: string): string {
 }
 
 describe("README examples", () => {
-  it("has seven, each runs in its own process", () => assert.equal(blocks.length, 7));
+  it("has eight, each runs in its own process", () => assert.equal(blocks.length, 8));
 
   it("services, codecs, errors", () => {
     assert.equal(run(blocks[0] ?? ""), "nearest,walk server_streaming\ntrue decode-failed\n");
@@ -52,7 +52,11 @@ describe("README examples", () => {
     assert.equal(run(blocks[5] ?? ""), "");
   });
 
+  it("receiving with no promise per message (whenReady, forEachMessage)", () => {
+    assert.equal(run(blocks[6] ?? ""), "");
+  });
+
   it("reconnecting and retrying", () => {
-    assert.equal(run(blocks[6] ?? ""), "2 ready\ntrue\n4 ready\n");
+    assert.equal(run(blocks[7] ?? ""), "2 ready\ntrue\n4 ready\n");
   });
 });

@@ -1,6 +1,6 @@
 /** The receiving end of a streamed call as an async iterable, with credit. */
 import type { NearwireError } from "../nearwire-error.js";
-import { nextNow } from "./next-now.js";
+import { nextNow, whenReady } from "./next-now.js";
 
 /**
  * The receiving end of a streamed call, as an async iterable. Messages are pushed by the
@@ -20,6 +20,8 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
   private error: NearwireError | undefined;
   private waiter: ((r: IteratorResult<T>) => void) | undefined;
   private failWaiter: ((e: NearwireError) => void) | undefined;
+  /** The consumer's {@link whenReady} callback, if it waits with one. */
+  private wake: (() => void) | undefined;
 
   private onConsumed: () => void = nothing;
   private onAbandon: () => void = nothing;
@@ -93,6 +95,16 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     items[at] = value;
     if (this.frames !== undefined) this.frames[at] = frame;
     this.count++;
+    this.wakeConsumer();
+  }
+
+  /** Calls the consumer's {@link whenReady} callback, if one is pending. */
+  private wakeConsumer(): void {
+    const wake = this.wake;
+    if (wake !== undefined) {
+      this.wake = undefined;
+      wake();
+    }
   }
 
   /** Doubles the ring, its messages moved to the start in order. */
@@ -133,6 +145,7 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
       this.failWaiter = undefined;
       w({ value: undefined, done: true });
     }
+    this.wakeConsumer();
   }
 
   /**
@@ -151,6 +164,7 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
       this.failWaiter = undefined;
       f(error);
     }
+    this.wakeConsumer();
   }
 
   /**
@@ -178,6 +192,16 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
     return undefined;
   }
 
+  /**
+   * Calls `wake` once `[nextNow]()` has a result (see core's `whenReady`): now, when it has one,
+   * else from {@link push}, {@link end}, {@link fail} or `return()`. Always true.
+   */
+  [whenReady](wake: () => void): boolean {
+    if (this.count > 0 || this.ended) wake();
+    else this.wake = wake;
+    return true;
+  }
+
   next(): Promise<IteratorResult<T>> {
     let now: IteratorResult<T> | undefined;
     try {
@@ -197,6 +221,7 @@ export class InboundStream<T> implements AsyncIterableIterator<T> {
       this.ended = true;
       this.clear();
       this.onAbandon();
+      this.wakeConsumer();
     }
     return Promise.resolve({ value: undefined, done: true });
   }

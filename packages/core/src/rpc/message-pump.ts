@@ -1,5 +1,5 @@
 /** Sends a stream's messages from an (async) iterable, within its credit and the channel's room. */
-import { nextNow } from "./next-now.js";
+import { nextNow, type SideDoorIterator, whenReady } from "./next-now.js";
 
 /** What a pump sends into: one streamed call's side of the channel. */
 export interface PumpSink {
@@ -20,11 +20,6 @@ export interface PumpSink {
  */
 export interface PumpCredit {
   take(): Promise<void> | undefined;
-}
-
-/** An iterator with the optional {@link nextNow}. */
-interface SourceIterator extends AsyncIterator<unknown> {
-  [nextNow]?(): IteratorResult<unknown> | undefined;
 }
 
 /** Why a pump stops early: the error that stopped it (absent: the call ended). */
@@ -49,11 +44,12 @@ interface Failure {
  * A sync iterable is read through `for await`'s own adapter (its values may be promises).
  *
  * A source iterator with a {@link nextNow} method is asked there first: while it has messages
- * ready, and credit and room last, they go out in one loop with no promise at all; `next()`
- * is called only when it answers undefined.
+ * ready, and credit and room last, they go out in one loop with no promise at all. When it
+ * answers undefined, a source with {@link whenReady} is waited on with a callback if it takes
+ * one; `next()` is called otherwise.
  */
 export class MessagePump {
-  private iterator!: SourceIterator;
+  private iterator!: SideDoorIterator<unknown>;
   private value: unknown;
   private readonly onResult = (r: IteratorResult<unknown>): void => {
     if (this.take(r)) this.pull();
@@ -62,6 +58,8 @@ export class MessagePump {
     if (this.write()) this.pull();
   };
   private readonly onDrained = (): void => this.pull();
+  /** The source's {@link whenReady} callback: a result is at hand. */
+  private readonly onReady = (): void => this.pull();
   private readonly onSourceError = (err: unknown): void => this.sink.failed(err);
   private readonly onWaitError = (err: unknown): void => this.close({ error: err });
 
@@ -106,6 +104,7 @@ export class MessagePump {
     }
     let next: Promise<IteratorResult<unknown>>;
     try {
+      if (it[whenReady]?.(this.onReady) === true) return;
       next = it.next();
     } catch (err) {
       this.sink.failed(err);
