@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { waitFor } from "@nearwire/conformance";
-import { type ClientConnection, Code, jsonCodec, NearwireError, nextNow } from "@nearwire/core";
+import {
+  type ClientConnection,
+  Code,
+  forEachMessage,
+  jsonCodec,
+  NearwireError,
+  nextNow,
+} from "@nearwire/core";
 import { createGrpcTransport } from "../src/index.js";
 import { type ServerChild, startServer, tempDir } from "./support/servers.js";
 import { testService } from "./support/test-service.js";
@@ -220,6 +227,39 @@ describe("grpc-uds call kinds over a unix socket (server in a child process)", (
       { value: { seq: 2 }, done: false },
       { value: undefined, done: true },
     ]);
+  });
+
+  it("forEachMessage starts a server stream's call and takes every message, waiting by callback", async () => {
+    const seen: number[] = [];
+    const stream = test.count({ n: 50 })[Symbol.asyncIterator]();
+    assert.equal(
+      await forEachMessage(stream, (m) => {
+        seen.push(m.seq);
+      }),
+      false,
+    );
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 50 }, (_, i) => i),
+    );
+    assert.deepEqual(await stream.next(), { value: undefined, done: true });
+  });
+
+  it("forEachMessage over a server stream with an aborted signal rejects with CANCELLED; the stream is then done", async () => {
+    const before = await test.stats({ id: 0, text: "" });
+    const stream = test.count({ n: 3 }, { signal: AbortSignal.abort() })[Symbol.asyncIterator]();
+    let seen = 0;
+    await rejects(
+      forEachMessage(stream, () => {
+        seen++;
+      }),
+      Code.Canceled,
+    );
+    assert.equal(seen, 0);
+    assert.deepEqual(await stream.next(), { value: undefined, done: true });
+    assert.deepEqual(await test.echo({ id: 6, text: "ok" }), { id: 6, text: "ok" });
+    const after = await test.stats({ id: 0, text: "" });
+    assert.equal(after.finished, before.finished, "no call was sent");
   });
 
   it("breaking out of a server stream cancels it on the server", async () => {
