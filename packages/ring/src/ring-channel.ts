@@ -2,10 +2,16 @@ import { performance } from "node:perf_hooks";
 import type { Channel, ChannelHandler } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
 import { FrameType } from "@nearwire/core/protocol";
-import { checkSend, isSendableType } from "@nearwire/core/transport-kit";
+import { BufferPool, checkSend, isSendableType } from "@nearwire/core/transport-kit";
 import { RingReader, RingWriter } from "./ring.js";
 import type { WaitMode } from "./ring-options.js";
 import { SendQueue } from "./send-queue.js";
+
+/** Smallest spill buffer `sendWith` takes while frames are queued, bytes. */
+const SPILL_MIN_BYTES = 16 * 1024;
+/** Spill buffers kept for reuse: enough for a frame per stream of ten streams, and then some. */
+const SPILL_KEPT = 32;
+const SPILL_KEPT_BYTES = 8 * 1024 * 1024;
 
 /** Records read per ring pass before the loop checks the clock (and the transport's events). */
 const BATCH = 256;
@@ -98,6 +104,12 @@ export abstract class RingChannel implements Channel {
   private readonly fragmentBytes: number;
   /** Where {@link sendWith} encodes a frame that has no room in the ring now (made on first use). */
   private scratch: Uint8Array | undefined;
+  /**
+   * Buffers `sendWith` encodes into while earlier frames wait in the queue, each given back
+   * once its frame is in the ring (see {@link spillWith}); and the size to take for the next.
+   */
+  private readonly spill = new BufferPool({ maxCount: SPILL_KEPT, maxBytes: SPILL_KEPT_BYTES });
+  private spillBytes = SPILL_MIN_BYTES;
   protected handler: ChannelHandler | undefined;
   protected state = "open" as "open" | "closing" | "closed";
   private paused = false;
@@ -164,6 +176,7 @@ export abstract class RingChannel implements Channel {
       this.writer,
       () => this.ringData(),
       () => this.spaceBlocked(),
+      (buffer) => this.spill.give(buffer),
     );
   }
 
@@ -235,8 +248,8 @@ export abstract class RingChannel implements Channel {
     type: number,
     fill: (dest: Uint8Array, offset: number, limit: number) => number,
   ): boolean {
-    if (this.state !== "open" || !this.queue.empty) return false;
-    if (!isSendableType(type)) return false;
+    if (this.state !== "open" || !isSendableType(type)) return false;
+    if (!this.queue.empty) return this.spillWith(type, fill);
     if (this.writer.tryWriteWith(type, this.recordBytes, fill)) {
       this.wrote(type);
       return true;
@@ -245,6 +258,30 @@ export abstract class RingChannel implements Channel {
     const n = fill(this.scratch, 0, this.maxPayloadBytes);
     if (!(n >= 0 && n <= this.maxPayloadBytes)) return false;
     this.write(type, this.scratch.subarray(0, n), false);
+    return true;
+  }
+  /**
+   * `sendWith` while earlier frames wait in the queue: `fill` writes into a pooled buffer the
+   * size of the last frame spilled, which is queued without a copy and given back once its
+   * frame is in the ring. Otherwise the engine encodes such a message into a fresh buffer,
+   * frames it in another and the queue copies it: with ten streams on one connection and a
+   * full ring, that was most of a sender's RSS growth. False (the caller then uses `send`)
+   * for a frame over one record, or over the spill size, which doubles for the next one.
+   */
+  private spillWith(
+    type: number,
+    fill: (dest: Uint8Array, offset: number, limit: number) => number,
+  ): boolean {
+    const want = this.spillBytes;
+    const buf = this.spill.take(want) ?? this.spill.make(want);
+    const n = fill(buf, 0, want);
+    if (!(n >= 0 && n <= want)) {
+      this.spill.give(buf);
+      this.spillBytes = Math.min(this.recordBytes, want * 2);
+      return false;
+    }
+    this.spillBytes = Math.max(SPILL_MIN_BYTES, n);
+    this.queue.add(type, buf.subarray(0, n), false, buf);
     return true;
   }
 

@@ -5,6 +5,8 @@ import { TYPE_FRAGMENT } from "./ring-layout.js";
 interface QueuedFrame {
   type: number;
   payload: Uint8Array;
+  /** The pooled buffer `payload` lies in, given back once the frame is in the ring. */
+  owner?: Uint8Array | undefined;
 }
 
 /**
@@ -24,6 +26,8 @@ export class SendQueue {
     private readonly writer: RingWriter,
     private readonly ringData: () => void,
     private readonly spaceBlocked: () => void,
+    /** Takes back the pooled buffer of a frame queued with an owner, once it is written. */
+    private readonly giveBack: (buffer: Uint8Array) => void = () => {},
   ) {}
 
   /** Nothing is queued: a new frame may go straight into the ring. */
@@ -33,10 +37,12 @@ export class SendQueue {
 
   /**
    * Queues a frame and writes what fits; true when the queue emptied. Queues a copy unless
-   * `copy` is false: then `payload` must stay unchanged until the queue is empty.
+   * `copy` is false: then `payload` must stay unchanged until the queue is empty, or, with an
+   * `owner` (the pooled buffer it lies in), until the frame is written, when `owner` is given
+   * back.
    */
-  add(type: number, payload: Uint8Array, copy = true): boolean {
-    this.frames.push({ type, payload: copy ? payload.slice() : payload });
+  add(type: number, payload: Uint8Array, copy = true, owner?: Uint8Array): boolean {
+    this.frames.push({ type, payload: copy ? payload.slice() : payload, owner });
     if (this.frames.length - this.head === 1) this.flush();
     return this.frames.length === this.head;
   }
@@ -88,6 +94,7 @@ export class SendQueue {
         return;
       }
       this.frames[this.head++] = undefined;
+      if (f.owner !== undefined) this.giveBack(f.owner);
       if (this.writer.takeParked()) this.ringData();
     }
     this.frames = [];

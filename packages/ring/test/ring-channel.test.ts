@@ -295,8 +295,8 @@ describe("RingChannel sendWith without room in the ring", () => {
         await producer.drained();
       }
       if (producer.backpressured) queuedOnce = true;
-      // The queued frame is a view of the scratch: nothing may write into it until it is in
-      // the ring, which the next sendWith's wait for the queue guarantees.
+      // A queued frame may be a view of the scratch: nothing may write into it until it is in
+      // the ring, and the scratch is only used while the queue is empty.
       await turn();
     }
     assert.ok(queuedOnce, "some frame found the ring full and was queued");
@@ -310,5 +310,105 @@ describe("RingChannel sendWith without room in the ring", () => {
 
     await Promise.all([producer.close(), consumer.close()]);
     assert.deepEqual(closes, [undefined, undefined]);
+  });
+});
+
+describe("RingChannel sendWith while frames are queued", () => {
+  it("encodes into pooled buffers given back once written: no buffer per frame; each stream's frames intact, in order", async () => {
+    // Ten senders on one channel, as ten streams of the engine: each sends a frame (through
+    // `send` when sendWith refuses, as the engine does) and waits for the queue to drain when
+    // the channel is backpressured, so up to ten frames wait in the queue at once.
+    const [producer, consumer] = loopbackPair();
+    const FRAME = 20_000;
+    const SENDERS = 10;
+    const PER_SENDER = 30;
+    const frameOf = (sender: number, seq: number, into: Uint8Array, at: number) => {
+      into[at] = sender;
+      into[at + 1] = seq;
+      for (let j = 2; j < FRAME; j++) into[at + j] = (sender * 31 + seq * 7 + j) & 0xff;
+    };
+    const nextSeq = new Array<number>(SENDERS).fill(0);
+    let received = 0;
+    let bad = 0;
+    consumer.start({
+      onFrame: (type, p) => {
+        const sender = p[0] as number;
+        const seq = p[1] as number;
+        let ok = type === 0x20 && p.byteLength === FRAME && seq === nextSeq[sender];
+        for (let j = 2; ok && j < FRAME; j++) ok = p[j] === ((sender * 31 + seq * 7 + j) & 0xff);
+        if (!ok) bad++;
+        nextSeq[sender] = seq + 1;
+        received++;
+      },
+      onClose: () => {},
+    });
+    producer.start({ onFrame: () => {}, onClose: () => {} });
+    let refused = 0;
+    /** Frames sent while others waited in the queue. */
+    let spilled = 0;
+    const round = async (base: number) => {
+      const sender = async (id: number) => {
+        for (let i = 0; i < PER_SENDER; i++) {
+          const seq = base + i;
+          const fill = (dest: Uint8Array, offset: number, limit: number) => {
+            if (FRAME > limit) return -1;
+            frameOf(id, seq, dest, offset);
+            return FRAME;
+          };
+          if (producer.backpressured) spilled++;
+          if (!producer.sendWith(0x20, fill)) {
+            refused++;
+            const frame = new Uint8Array(FRAME);
+            frameOf(id, seq, frame, 0);
+            producer.send(0x20, frame);
+          }
+          if (producer.backpressured) await producer.drained();
+          else await turn();
+        }
+      };
+      await Promise.all(Array.from({ length: SENDERS }, (_, id) => sender(id)));
+      await producer.drained();
+      while (received < SENDERS * (base + PER_SENDER)) await turn();
+    };
+    await round(0); // the spill buffers are made, and their size learnt (refused meanwhile)
+    const refusedFirst = refused;
+    assert.ok(refusedFirst >= 1, "a frame over the first spill size was refused");
+    // Second round: count byte arrays of 4 KiB or more made (constructed or sliced).
+    const spilledFirst = spilled;
+    let made = 0;
+    const g = globalThis as { Uint8Array: Uint8ArrayConstructor };
+    const Saved = g.Uint8Array;
+    const slice = Saved.prototype.slice;
+    g.Uint8Array = new Proxy(Saved, {
+      construct(target, args, newTarget) {
+        if (typeof args[0] === "number" && args[0] >= 4096) made++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+    Saved.prototype.slice = function (this: Uint8Array, ...args: [number?, number?]) {
+      const out = slice.apply(this, args);
+      if (out.byteLength >= 4096) made++;
+      return out;
+    };
+    try {
+      await round(PER_SENDER);
+    } finally {
+      g.Uint8Array = Saved;
+      Saved.prototype.slice = slice;
+    }
+    assert.equal(bad, 0, "every frame intact and in its sender's order");
+    assert.equal(received, SENDERS * 2 * PER_SENDER);
+    assert.equal(refused, refusedFirst, "no frame refused once the spill size was learnt");
+    // The pool grows to the most frames queued at once, one per sender at most: a round that
+    // queues more at once than the first made one or two on a loaded machine. A buffer per
+    // queued frame (two, as before: the frame and the queue's copy) would be hundreds.
+    const spilledSecond = spilled - spilledFirst;
+    assert.ok(spilledSecond >= 50, `frames sent while others were queued: ${spilledSecond}`);
+    assert.ok(
+      made <= SENDERS,
+      `buffers of 4 KiB or more made in the second round: ${made}, for ${spilledSecond} frames queued`,
+    );
+    assert.equal(producer.backpressured, false);
+    await Promise.all([producer.close(), consumer.close()]);
   });
 });
