@@ -26,40 +26,45 @@ export interface ChunkWriter {
   release(): void;
 }
 
-/** Where a {@link ChunkWriter}'s batches go: one write at a time, each after the last. */
+/**
+ * Where a {@link ChunkWriter}'s batches go: one write at a time, each after the last. `done`
+ * is called once the write ended, with its error if it failed (null or undefined when it did
+ * not): a callback, not a promise, as a write is a callback down to `fs.write`.
+ */
 export interface BatchSink {
-  write(batch: Uint8Array): Promise<void>;
+  write(batch: Uint8Array, done: (err: unknown) => void): void;
 }
 
 /** A {@link ChunkWriter} over `sink` (the server's partial upload does its checkpoints there). */
 export function chunkWriter(sink: BatchSink): ChunkWriter {
   let filling: Uint8Array | undefined;
   let filled = 0;
-  /** The write in flight, if any. */
-  let writing: Promise<void> | undefined;
+  /** A write is in flight. */
+  let writing = false;
   let failure: unknown;
   let failed = false;
   let released = false;
+  /** What waits for the write in flight to end (`write` and `drain` going on). */
+  let waiting: (() => void)[] = [];
 
   const submit = (): void => {
     const batch = filling as Uint8Array;
     const n = filled;
     filling = undefined;
     filled = 0;
-    writing = sink.write(batch.subarray(0, n)).then(
-      () => {
-        writing = undefined;
-        if (released) giveIoBuffer(batch);
-        else if (filling === undefined) filling = batch;
-        else giveIoBuffer(batch);
-      },
-      (err: unknown) => {
-        writing = undefined;
+    writing = true;
+    sink.write(batch.subarray(0, n), (err) => {
+      writing = false;
+      if (err != null) {
         failed = true;
         failure = err;
         giveIoBuffer(batch); // the write is over: the batch is free again
-      },
-    );
+      } else if (released || filling !== undefined) giveIoBuffer(batch);
+      else filling = batch;
+      const then = waiting;
+      waiting = [];
+      for (const go of then) go();
+    });
   };
   /** Copies `data[from …]` until the batch is full and a write is in flight; returns where it stopped. */
   const copy = (data: Uint8Array, from: number): number => {
@@ -71,21 +76,33 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
       filled += n;
       at += n;
       if (filled === filling.byteLength) {
-        if (writing !== undefined) return at;
+        if (writing) return at;
         submit();
       }
     }
     return at;
   };
-  const writeRest = async (data: Uint8Array, from: number): Promise<void> => {
-    let at = from;
-    while (at < data.byteLength || filled === WRITE_BATCH_BYTES) {
-      await writing;
-      if (failed) throw failure;
-      if (filled === WRITE_BATCH_BYTES) submit();
-      at = copy(data, at);
-    }
+  /** Calls `go` now when no write is in flight, else once the one in flight ended. */
+  const whenIdle = (go: () => void): void => {
+    if (writing) waiting.push(go);
+    else go();
   };
+  /** The rest of `data` from `from`, as writes end: one promise per wait. */
+  const writeRest = (data: Uint8Array, from: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      let at = from;
+      const go = (): void => {
+        if (failed) {
+          reject(failure);
+          return;
+        }
+        if (filled === WRITE_BATCH_BYTES) submit();
+        at = copy(data, at);
+        if (at < data.byteLength || filled === WRITE_BATCH_BYTES) whenIdle(go);
+        else resolve();
+      };
+      whenIdle(go);
+    });
   return {
     write(data) {
       if (failed) return Promise.reject(failure);
@@ -93,13 +110,18 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
       if (at === data.byteLength && filled < WRITE_BATCH_BYTES) return undefined;
       return writeRest(data, at);
     },
-    async drain() {
-      for (;;) {
-        await writing;
-        if (failed) throw failure;
-        if (filled === 0) return;
-        submit();
-      }
+    drain() {
+      return new Promise((resolve, reject) => {
+        const go = (): void => {
+          if (failed) reject(failure);
+          else if (filled === 0) resolve();
+          else {
+            submit();
+            whenIdle(go);
+          }
+        };
+        whenIdle(go);
+      });
     },
     release() {
       released = true;

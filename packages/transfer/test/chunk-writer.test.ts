@@ -4,15 +4,14 @@ import { Code, NearwireError } from "@nearwire/core";
 import { type BatchSink, chunkWriter, WRITE_BATCH_BYTES } from "../src/chunk-writer.js";
 import { countAllocations } from "./support/alloc-count.js";
 
-/** A sink whose `write` records a copy of each batch and waits for `release()`. */
+/** A sink whose `write` records a copy of each batch and ends it at `releaseAll()`. */
 function fakePartial(fail?: Error) {
   const batches: Uint8Array[] = [];
   const gates: (() => void)[] = [];
   const partial: BatchSink = {
-    async write(data: Uint8Array) {
+    write(data, done) {
       batches.push(data.slice());
-      await new Promise<void>((r) => gates.push(r));
-      if (fail !== undefined) throw fail;
+      gates.push(() => done(fail ?? null));
     },
   };
   const releaseAll = async () => {
@@ -93,9 +92,8 @@ describe("chunk writer", () => {
         // A sink that keeps nothing (the recording fake's copies would count) and takes a turn
         // of the event loop per write, so the twelve overlap; the first one's writes fail.
         const w = chunkWriter({
-          write: async () => {
-            await new Promise((r) => setImmediate(r));
-            if (i === 0) throw new Error("disk gone");
+          write: (_batch, done) => {
+            setImmediate(() => done(i === 0 ? new Error("disk gone") : null));
           },
         });
         try {

@@ -10,6 +10,7 @@ import { STAGING_DIR_NAME } from "../src/limits.js";
 import { readPartialState } from "../src/server/partial-state.js";
 import { openPartialUpload, partialPaths } from "../src/server/partial-upload.js";
 import { memoryRig, sha256, tmpDir, waitIdle } from "./support/rig.js";
+import { writePartial } from "./support/write-partial.js";
 
 const codec = transferCodec("raw");
 const MiB = 1024 * 1024;
@@ -157,14 +158,14 @@ describe("durability option", () => {
           syncs.push({ release: (fail) => (fail === undefined ? resolve() : reject(fail)) });
         });
       const block = randomBytes(MiB / 2);
-      await partial.write(block);
-      await partial.write(block); // 1 MiB: a checkpoint starts…
+      await writePartial(partial, block);
+      await writePartial(partial, block); // 1 MiB: a checkpoint starts…
       assert.equal(syncs.length, 1);
-      await partial.write(block); // …and the writes go on while it syncs
+      await writePartial(partial, block); // …and the writes go on while it syncs
       assert.equal(partial.writtenBytes, 1.5 * MiB);
       assert.equal(partial.confirmedBytes, 0, "nothing confirmed before the sync is done");
       let fourth = false;
-      const next = partial.write(block).then(() => {
+      const next = writePartial(partial, block).then(() => {
         fourth = true;
       }); // 2 MiB: the next checkpoint is due, the first still runs
       await new Promise((r) => setTimeout(r, 50));
@@ -177,7 +178,7 @@ describe("durability option", () => {
       // The second fails (a disk error): the next write fails with it; nothing more is confirmed.
       syncs[1]?.release(Object.assign(new Error("EIO: i/o error"), { code: "EIO" }));
       await new Promise((r) => setImmediate(r));
-      await assert.rejects(partial.write(block), /EIO/);
+      await assert.rejects(writePartial(partial, block), /EIO/);
       assert.equal(partial.confirmedBytes, MiB);
       await partial.close();
       assert.equal(

@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import { parsePartialState, readPartialState } from "../src/server/partial-state.js";
 import { openPartialUpload, partialPaths } from "../src/server/partial-upload.js";
 import { sha256, tmpDir } from "./support/rig.js";
+import { writePartial } from "./support/write-partial.js";
 
 const KiB = 1024;
 
@@ -38,7 +39,7 @@ describe("partial upload state file", () => {
       const name = 'dir/ü "quoted".bin';
       const partial = await openPartial(t.dir, name, 0, 1024 * KiB);
       const block = randomBytes(64 * KiB);
-      await partial.write(block);
+      await writePartial(partial, block);
       await partial.settled();
       const path = partial.paths.state;
       const { ino } = statSync(path);
@@ -48,7 +49,7 @@ describe("partial upload state file", () => {
         confirmedBytes: 64 * KiB,
       });
       for (let i = 2; i <= 5; i++) {
-        await partial.write(block);
+        await writePartial(partial, block);
         await partial.settled();
         assert.equal(statSync(path).ino, ino, `checkpoint ${i}: the same file, not a new one`);
         assert.equal((await readPartialState(path))?.confirmedBytes, i * 64 * KiB);
@@ -68,7 +69,7 @@ describe("partial upload state file", () => {
     const t = tmpDir();
     try {
       const partial = await openPartial(t.dir, "a.bin");
-      for (let i = 0; i < 3; i++) await partial.write(randomBytes(64 * KiB));
+      for (let i = 0; i < 3; i++) await writePartial(partial, randomBytes(64 * KiB));
       await partial.settled();
       await partial.close();
       const text = readFileSync(partial.paths.state, "utf8");
@@ -112,7 +113,7 @@ describe("partial upload state file", () => {
       const partial = await openPartial(t.dir, name, 128 * KiB, data.byteLength);
       assert.equal(partial.writtenBytes, 128 * KiB);
       assert.equal(statSync(paths.part).size, 128 * KiB, "truncated to the confirmed offset");
-      await partial.write(data.subarray(128 * KiB, 192 * KiB));
+      await writePartial(partial, data.subarray(128 * KiB, 192 * KiB));
       await partial.settled();
       assert.equal(slots(paths.state).length, 2);
       assert.deepEqual(await readPartialState(paths.state), {

@@ -6,7 +6,7 @@ import { Socket } from "node:net";
 import { dirname } from "node:path";
 import { Transform } from "node:stream";
 import type { CallOptions, Client } from "@nearwire/core";
-import { Code, NearwireError } from "@nearwire/core";
+import { Code, forEachMessage, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { chunkWriter } from "../chunk-writer.js";
 import { writeAll } from "../fd-io.js";
@@ -14,7 +14,6 @@ import { hashFileRange } from "../hash-file-range.js";
 import { DOWNLOAD_PART_SUFFIX } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
 import { decodedBytes, plainBytes } from "../plain-bytes.js";
-import { resultNow } from "../result-now.js";
 import type { DownloadChunk, DownloadRequest, TransferServiceDefinition } from "../service.js";
 import { fsyncDir } from "./fsync-dir.js";
 import { lentChunkWriter } from "./lent-chunks.js";
@@ -50,11 +49,11 @@ export async function downloadToPath(
   // a chunk's receive buffer is done with once copied, so the engine reuses it (lendMessages).
   let filePos = 0;
   const writer = chunkWriter({
-    write: (batch) => {
+    write: (batch, done) => {
       const at = filePos;
       filePos += batch.byteLength;
       if (batch.byteLength > 0) holdsBytes = true;
-      return writeAll(fh.fd, batch, at);
+      writeAll(fh.fd, batch, at, done);
     },
   });
   try {
@@ -197,7 +196,8 @@ interface Delivered {
  * The one receive loop of both download paths: checks each chunk's offset and CRC-32C, hashes
  * it and hands it to `sink`, until the last chunk, whose size and SHA-256 are compared (the
  * caller decides what a mismatch drops). A stream that ends before the last chunk is
- * UNAVAILABLE.
+ * UNAVAILABLE. The chunks are taken by `forEachMessage` (no promise per chunk while the loop
+ * keeps up); the stream is closed (`return()`) on an early exit, as `for await` does.
  */
 async function verifiedChunks(
   chunks: AsyncIterable<DownloadChunk>,
@@ -207,52 +207,52 @@ async function verifiedChunks(
   let hash = sink.hash;
   let pos = sink.offsetBytes;
   let resumedFromBytes = sink.offsetBytes;
-  // `for await`, but the chunks already buffered are taken without a promise each
-  // (resultNow); the stream is closed (`return()`) on an early exit, as `for await` does.
+  let delivered: Delivered | undefined;
+  /** The chunk is written: progress, and true once it was the last. */
+  const advance = (c: DownloadChunk, n: number): boolean => {
+    pos += n;
+    sink.onProgress?.({ name, transferredBytes: pos, totalBytes: c.sizeBytes, resumedFromBytes });
+    if (!c.last) return false;
+    const digest = hash.digest();
+    const matches = pos === c.sizeBytes && sameDigest(digest, decodedBytes(c.sha256));
+    delivered = { sizeBytes: pos, digest, matches, resumedFromBytes };
+    return true;
+  };
+  /** A chunk at the expected offset: checked, hashed and written. */
+  const deliver = (c: DownloadChunk, data: Uint8Array): boolean | Promise<boolean> => {
+    if (crc32c(data) !== c.crc32c >>> 0)
+      throw new NearwireError(Code.DataLoss, `chunk at ${pos} B: CRC-32C mismatch`, {
+        reason: "crc-mismatch",
+      });
+    hash.update(data);
+    const wait = sink.write(data);
+    if (wait === undefined) return advance(c, data.byteLength);
+    return wait.then(() => advance(c, data.byteLength));
+  };
+  const take = (c: DownloadChunk): boolean | Promise<boolean> => {
+    const data = decodedBytes(c.data);
+    if (c.offsetBytes === pos) return deliver(c, data);
+    if (c.offsetBytes !== 0 || sink.restart === undefined)
+      throw new NearwireError(Code.Internal, `chunk at ${c.offsetBytes} B, expected ${pos} B`);
+    // The server's file differs from our prefix: it starts over at 0.
+    return sink.restart().then(() => {
+      hash = createHash("sha256");
+      pos = 0;
+      resumedFromBytes = 0;
+      return deliver(c, data);
+    });
+  };
   const it = chunks[Symbol.asyncIterator]();
-  let open = true;
+  let ended = false;
   try {
-    for (;;) {
-      let r: IteratorResult<DownloadChunk>;
-      try {
-        r = resultNow(it) ?? (await it.next());
-      } catch (err) {
-        open = false; // the stream itself failed: nothing to close
-        throw err;
-      }
-      if (r.done === true) {
-        open = false;
-        break;
-      }
-      const c = r.value;
-      const data = decodedBytes(c.data);
-      if (c.offsetBytes !== pos) {
-        if (c.offsetBytes !== 0 || sink.restart === undefined)
-          throw new NearwireError(Code.Internal, `chunk at ${c.offsetBytes} B, expected ${pos} B`);
-        await sink.restart();
-        hash = createHash("sha256");
-        pos = 0;
-        resumedFromBytes = 0;
-      }
-      if (crc32c(data) !== c.crc32c >>> 0)
-        throw new NearwireError(Code.DataLoss, `chunk at ${pos} B: CRC-32C mismatch`, {
-          reason: "crc-mismatch",
-        });
-      hash.update(data);
-      const wait = sink.write(data);
-      if (wait !== undefined) await wait;
-      pos += data.byteLength;
-      sink.onProgress?.({ name, transferredBytes: pos, totalBytes: c.sizeBytes, resumedFromBytes });
-      if (c.last) {
-        const digest = hash.digest();
-        const matches = pos === c.sizeBytes && sameDigest(digest, decodedBytes(c.sha256));
-        return { sizeBytes: pos, digest, matches, resumedFromBytes };
-      }
-    }
+    ended = !(await forEachMessage(it, take));
   } finally {
-    if (open) await it.return?.();
+    // A stream that failed or ended has nothing to close; closing it again is a no-op.
+    if (!ended) await it.return?.();
   }
-  throw new NearwireError(Code.Unavailable, `download of ${JSON.stringify(name)} ended early`);
+  if (delivered === undefined)
+    throw new NearwireError(Code.Unavailable, `download of ${JSON.stringify(name)} ended early`);
+  return delivered;
 }
 
 /** The call options of a download: its chunks' buffers are lent back (see DownloadSink.write). */

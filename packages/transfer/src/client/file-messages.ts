@@ -1,6 +1,6 @@
 import type { Hash } from "node:crypto";
 import { close, open, read } from "node:fs";
-import { Code, NearwireError, nextNow } from "@nearwire/core";
+import { Code, NearwireError, nextNow, whenReady } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { giveIoBuffer, IO_BUFFER_BYTES, READ_BLOCK_BYTES, takeIoBuffer } from "../io-buffers.js";
 import { localFsError } from "../local-fs-error.js";
@@ -44,8 +44,8 @@ interface Read {
  * is one chunk (one handed out, one read ahead, one being read). The last chunk of a block is
  * held back until the next read tells whether it is the file's last: the last message carries
  * `last` and the whole file's SHA-256. A read is a callback `fs.read`. Core's pump takes a
- * message that is at hand through `[nextNow]()`, with no promise; `next()` (when a read is
- * still needed) makes one.
+ * message that is at hand through `[nextNow]()`, and waits for a read in flight through
+ * `[whenReady]()`, with no promise; `next()` (opening the file) makes one.
  */
 export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   private readonly o: FileMessagesOptions;
@@ -73,6 +73,8 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
   /** The pending `next()`, waiting for a read. */
   private waiter: ((r: IteratorResult<UploadChunk>) => void) | undefined;
   private rejecter: ((err: unknown) => void) | undefined;
+  /** The pump's `[whenReady]()` callback, waiting for a read. */
+  private wake: (() => void) | undefined;
   private finished = false;
   private opening: Promise<void> | undefined;
   private readonly onRead = (err: NodeJS.ErrnoException | null, n: number): void =>
@@ -104,6 +106,16 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
     const r = this.step();
     if (r instanceof Error) throw r;
     return r;
+  }
+
+  /**
+   * Waits for the read in flight with a callback (see core's `whenReady`); false before the
+   * file is open (`next()` opens it) and when no read is in flight.
+   */
+  [whenReady](wake: () => void): boolean {
+    if (this.fd < 0 || this.finished || !this.reading) return false;
+    this.wake = wake;
+    return true;
   }
 
   /** `[nextNow]()` as a promise; when nothing is at hand, the file is opened or read first. */
@@ -184,6 +196,12 @@ export class FileMessages implements AsyncIterableIterator<UploadChunk> {
       this.give(this.done);
       this.done = undefined;
       this.closeFd();
+      return;
+    }
+    const wake = this.wake;
+    if (wake !== undefined) {
+      this.wake = undefined;
+      wake(); // the pump takes what is now at hand through [nextNow]()
       return;
     }
     const waiter = this.waiter;

@@ -2,7 +2,7 @@ import { createHash, type Hash, timingSafeEqual } from "node:crypto";
 import { type BigIntStats, constants } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { HandlerContext } from "@nearwire/core";
-import { Code, NearwireError, nextNow } from "@nearwire/core";
+import { Code, NearwireError, nextNow, whenReady } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { readUpTo } from "../fd-io.js";
 import { hashFileRange } from "../hash-file-range.js";
@@ -68,12 +68,15 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   private fresh = false;
   /** `block` is the file's last. */
   private last = false;
-  /** The read ahead (undefined when it failed: `readError`), and where it reads from. */
-  private reading: Promise<Uint8Array | undefined> | undefined;
+  /** A read ahead is in flight; where it reads from, and up to where. */
+  private reading = false;
   private readingAt = 0;
+  private readingEnd = 0;
   /** The block the read ahead filled, once it settled: `[nextNow]()` can take it then. */
   private readBlock: Uint8Array | undefined;
   private readError: unknown;
+  /** What waits for the read in flight to settle (`whenReady`'s wake, `advance`, `close`). */
+  private afterRead: (() => void)[] = [];
   private ended = false;
   private closed: Promise<void> | undefined;
 
@@ -126,6 +129,20 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
         sha256: lastChunk ? plainBytes(f.hash.digest()) : EMPTY,
       },
     };
+  }
+
+  /**
+   * Waits for the read ahead with a callback (see core's `whenReady`) when `[nextNow]()` will
+   * take its block; false (`next()` then) for what only `next()` does: open the file, check the
+   * version before the last block, close.
+   */
+  [whenReady](wake: () => void): boolean {
+    const f = this.file;
+    if (f === undefined || this.ended || this.last || this.fresh || this.at < this.block.byteLength)
+      return false;
+    if (!this.reading || this.readingEnd >= f.size) return false;
+    this.afterRead.push(wake);
+    return true;
   }
 
   async next(): Promise<IteratorResult<DownloadChunk>> {
@@ -198,27 +215,33 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
     if (this.ended) return; // closed: its buffers may be back in the pool
     const block = this.blocks[this.turn] as Uint8Array;
     this.turn ^= 1;
+    const bytes = Math.min(block.byteLength, f.size - pos);
+    this.reading = true;
     this.readingAt = pos;
-    // Settles with the block, or undefined (the error kept in `readError`): never rejects, so
-    // a failure before anyone awaits it is not unhandled.
-    this.reading = readUpTo(f.handle.fd, block, pos, Math.min(block.byteLength, f.size - pos)).then(
-      (n) => {
-        const read = new Uint8Array(block.buffer, block.byteOffset, n);
-        this.readBlock = read;
-        return read;
-      },
-      (err: unknown) => {
-        this.readError = err;
-        return undefined;
-      },
-    );
+    this.readingEnd = pos + bytes;
+    // Settles into `readBlock`, or `readError` (thrown by the `advance` that waits for it).
+    readUpTo(f.handle.fd, block, pos, bytes, (err, n) => {
+      this.reading = false;
+      if (err !== null) this.readError = err;
+      else this.readBlock = new Uint8Array(block.buffer, block.byteOffset, n);
+      const then = this.afterRead;
+      this.afterRead = [];
+      for (const go of then) go();
+    });
+  }
+
+  /** Resolves once no read is in flight. */
+  private readSettled(): Promise<void> | undefined {
+    if (!this.reading) return undefined;
+    return new Promise((resolve) => this.afterRead.push(resolve));
   }
 
   /** Takes the block read ahead (every chunk of the one before went out) and reads the next. */
   private async advance(f: OpenFile): Promise<void> {
-    const block = await this.reading;
-    if (block === undefined) throw this.readError;
-    if (block !== this.readBlock || this.ended) return; // [nextNow]() took it, or closed
+    await this.readSettled();
+    if (this.readError !== undefined) throw this.readError;
+    const block = this.readBlock;
+    if (block === undefined || this.ended) return; // [nextNow]() took it, or closed
     // Every byte sent (and hashed) is of one version, or the last chunk never goes out.
     if (this.readingAt + block.byteLength >= f.size)
       await checkUnchanged(f.handle, f.version, f.name);
@@ -231,7 +254,6 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
     const end = at + block.byteLength;
     if (block.byteLength === 0 && end < f.size) throw changedError(f.name); // it shrank
     const last = end >= f.size;
-    this.reading = undefined;
     this.readBlock = undefined;
     if (!last) this.readAhead(end);
     f.hash.update(block);
@@ -246,7 +268,7 @@ class DownloadChunks implements AsyncIterableIterator<DownloadChunk> {
   private close(): Promise<void> {
     this.ended = true;
     this.closed ??= (async () => {
-      await this.reading;
+      await this.readSettled();
       // No read is in flight nor starts again (ended), and every chunk sent was encoded
       // (copied) when it was sent: the blocks are free.
       for (const io of this.pooled) giveIoBuffer(io);

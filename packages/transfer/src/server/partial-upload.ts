@@ -58,9 +58,10 @@ export interface PartialUpload {
   /**
    * Writes `data` at `writtenBytes`. Every `syncEveryBytes` a checkpoint starts behind the
    * writes (they go on while the disk syncs); one still running when the next is due is waited
-   * for. A failed checkpoint fails the next write.
+   * for. A failed checkpoint fails the next write. `done` is called once the write (and a
+   * wait for a checkpoint) ended, with the error if it failed (the chunk writer's `BatchSink`).
    */
-  write(data: Uint8Array): Promise<void>;
+  write(data: Uint8Array, done: (err: unknown) => void): void;
   /** fdatasync the part, then record `writtenBytes` as confirmed (temp file, rename). */
   checkpoint(): Promise<void>;
   /** Waits for a checkpoint running behind the writes; rejects with its failure. */
@@ -121,6 +122,22 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       if (behind !== undefined) await behind;
       if (failure !== undefined) throw failure.error;
     };
+    /** Starts a checkpoint behind the writes, once the one before it (if running) settled. */
+    const startCheckpoint = async (): Promise<void> => {
+      // The one before still running: wait for it (at most two intervals unconfirmed).
+      await settled();
+      const at = upload.writtenBytes;
+      sinceSync = 0;
+      behind = confirm(at).then(
+        () => {
+          behind = undefined;
+        },
+        (error: unknown) => {
+          behind = undefined;
+          failure = { error };
+        },
+      );
+    };
     const upload: PartialUpload = {
       handle,
       paths,
@@ -128,25 +145,19 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       writtenBytes: confirmed,
       confirmedBytes: confirmed,
       hasState: confirmed > 0,
-      async write(data) {
-        if (failure !== undefined) throw failure.error;
-        await writeAll(handle.fd, data, upload.writtenBytes);
-        upload.writtenBytes += data.byteLength;
-        sinceSync += data.byteLength;
-        if (sinceSync < syncEveryBytes) return;
-        // The one before still running: wait for it (at most two intervals unconfirmed).
-        await settled();
-        const at = upload.writtenBytes;
-        sinceSync = 0;
-        behind = confirm(at).then(
-          () => {
-            behind = undefined;
-          },
-          (error: unknown) => {
-            behind = undefined;
-            failure = { error };
-          },
-        );
+      write(data, done) {
+        if (failure !== undefined) {
+          const { error } = failure;
+          process.nextTick(done, error);
+          return;
+        }
+        writeAll(handle.fd, data, upload.writtenBytes, (err) => {
+          if (err !== null) return done(err);
+          upload.writtenBytes += data.byteLength;
+          sinceSync += data.byteLength;
+          if (sinceSync < syncEveryBytes) return done(null);
+          startCheckpoint().then(() => done(null), done);
+        });
       },
       async checkpoint() {
         await settled();

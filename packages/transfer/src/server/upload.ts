@@ -1,10 +1,9 @@
-import { Code, NearwireError } from "@nearwire/core";
+import { Code, forEachMessage, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { type ChunkWriter, chunkWriter } from "../chunk-writer.js";
 import { localFsError } from "../local-fs-error.js";
 import { checkName, splitName } from "../name.js";
 import { decodedBytes } from "../plain-bytes.js";
-import { resultNow } from "../result-now.js";
 import type { UploadChunk, UploadReply } from "../service.js";
 import { commitUpload } from "./commit.js";
 import { openPartialUpload, type PartialUpload, partialPaths } from "./partial-upload.js";
@@ -122,7 +121,11 @@ async function start(
   return call.partial;
 }
 
-/** Checks and writes chunks from `msg` on; commits on `last`, else checkpoints at the end. */
+/**
+ * Checks and writes chunks from `firstMessage` on; commits on `last`, else checkpoints at the
+ * end. The chunks are taken by `forEachMessage`: a chunk that arrives while the loop waits is
+ * checked, hashed and copied into the write batch as it is received, with no promise.
+ */
 async function receive(
   limits: ServedLimits,
   call: UploadCall,
@@ -132,34 +135,34 @@ async function receive(
 ): Promise<UploadReply> {
   const w = chunkWriter(partial);
   call.writer = w;
-  let msg = firstMessage;
   let expected = partial.writtenBytes;
-  for (;;) {
+  let sha256: Uint8Array = EMPTY;
+  /** One chunk; true (or a promise of it, when the write has to wait) once it was the last. */
+  const take = (msg: UploadChunk): boolean | Promise<boolean> => {
     const data = decodedBytes(msg.data);
     expected = checkChunk(limits, call.declared, msg, data, expected);
     partial.hash.update(data);
+    const last = msg.last;
+    if (last) sha256 = decodedBytes(msg.sha256);
     const wait = w.write(data);
-    if (wait !== undefined) await wait;
-    if (msg.last) {
-      await w.drain();
-      const reply = await commitUpload(
-        partial,
-        call.root as OpenDir,
-        call.name,
-        call.declared,
-        decodedBytes(msg.sha256),
-        limits.durable !== "none",
-      );
-      call.committed = true;
-      return reply;
-    }
-    const next = resultNow(it) ?? (await it.next());
-    if (next.done === true) break;
-    msg = next.value;
-  }
+    return wait === undefined ? last : wait.then(() => last);
+  };
+  const committing = (await take(firstMessage)) || (await forEachMessage(it, take));
   await w.drain();
-  await partial.checkpoint();
-  return { committed: false, sizeBytes: partial.confirmedBytes, sha256: EMPTY };
+  if (!committing) {
+    await partial.checkpoint();
+    return { committed: false, sizeBytes: partial.confirmedBytes, sha256: EMPTY };
+  }
+  const reply = await commitUpload(
+    partial,
+    call.root as OpenDir,
+    call.name,
+    call.declared,
+    sha256,
+    limits.durable !== "none",
+  );
+  call.committed = true;
+  return reply;
 }
 
 /** Checks one chunk expected at `expected` B; returns where the next one starts. */
