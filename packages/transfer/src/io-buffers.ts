@@ -37,11 +37,56 @@ let peak = 0;
 let lastPeak = 0;
 let trimTimer: NodeJS.Timeout | undefined;
 
+/**
+ * Where a buffer must start, and a write's position and length be a multiple of, for a file
+ * opened with O_DIRECT: 4096 B, the page size, which covers any logical block size up to it.
+ */
+export const DIRECT_IO_ALIGN = 4096;
+
+/**
+ * New buffers are carved from slabs of this size (16 buffers) that start on a page: the
+ * memory of a `WebAssembly.Memory`, which V8 maps page-aligned (an ordinary `ArrayBuffer`
+ * starts wherever malloc puts it, 16 B from a page). Pages are only resident once written; a
+ * slab is freed once none of its buffers is in use or kept by the pool.
+ */
+const SLAB_BYTES = 16 * IO_BUFFER_BYTES;
+/** The one part of the WebAssembly API used here (the package's `lib` has no DOM types). */
+declare const WebAssembly: {
+  Memory: new (descriptor: { initial: number }) => { readonly buffer: ArrayBuffer };
+};
+/** The slabs buffers were carved from (those start on a page; see {@link alignedForDirectIo}). */
+const slabs = new WeakSet<ArrayBufferLike>();
+let slab: ArrayBuffer | undefined;
+let slabUsed = SLAB_BYTES;
+
+/** A new I/O buffer, page-aligned when a slab can be had (else an ordinary one). */
+function newIoBuffer(): Uint8Array {
+  if (slabUsed + IO_BUFFER_BYTES > SLAB_BYTES) {
+    try {
+      const made = new WebAssembly.Memory({ initial: SLAB_BYTES / 65536 }).buffer;
+      slabs.add(made);
+      slab = made;
+      slabUsed = 0;
+    } catch {
+      // No address space for one (a ulimit -v): unaligned buffers, written through the page cache.
+      return new Uint8Array(IO_BUFFER_BYTES);
+    }
+  }
+  const b = new Uint8Array(slab as ArrayBuffer, slabUsed, IO_BUFFER_BYTES);
+  slabUsed += IO_BUFFER_BYTES;
+  return b;
+}
+
+/** True when `b` starts on a page, so an O_DIRECT write may take it as it is. */
+export function alignedForDirectIo(b: Uint8Array): boolean {
+  return b.byteOffset % DIRECT_IO_ALIGN === 0 && slabs.has(b.buffer);
+}
+
 /** A buffer of {@link IO_BUFFER_BYTES}, from the pool when it has one; give it back once done. */
 export function takeIoBuffer(): Uint8Array {
   inUse++;
   if (inUse > peak) peak = inUse;
-  return pool.pop() ?? new Uint8Array(IO_BUFFER_BYTES);
+  return pool.pop() ?? newIoBuffer();
 }
 
 /** Gives back a buffer of {@link takeIoBuffer} (once; nothing may use it afterwards). */

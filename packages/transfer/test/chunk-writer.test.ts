@@ -4,8 +4,11 @@ import { Code, NearwireError } from "@nearwire/core";
 import { type BatchSink, chunkWriter, WRITE_BATCH_BYTES } from "../src/chunk-writer.js";
 import { countAllocations } from "./support/alloc-count.js";
 
-/** A sink whose `write` records a copy of each batch and ends it at `releaseAll()`. */
-function fakePartial(fail?: Error) {
+/**
+ * A sink whose `write` records a copy of each batch and ends it at `releaseAll()` (or one at a
+ * time, through `gates`); `writesInFlight` as given.
+ */
+function fakePartial(fail?: Error, writesInFlight?: number) {
   const batches: Uint8Array[] = [];
   const gates: (() => void)[] = [];
   const partial: BatchSink = {
@@ -13,6 +16,7 @@ function fakePartial(fail?: Error) {
       batches.push(data.slice());
       gates.push(() => done(fail ?? null));
     },
+    ...(writesInFlight === undefined ? {} : { writesInFlight }),
   };
   const releaseAll = async () => {
     for (let i = 0; i < 50; i++) {
@@ -20,7 +24,7 @@ function fakePartial(fail?: Error) {
       await new Promise((r) => setImmediate(r));
     }
   };
-  return { partial, batches, releaseAll };
+  return { partial, batches, gates, releaseAll };
 }
 
 /** `n` bytes counting up from `start` (mod 251), so any reordering or loss shows. */
@@ -69,6 +73,61 @@ describe("chunk writer", () => {
     await f.releaseAll();
     await drained;
     assert.equal(f.batches.length, 2);
+  });
+
+  it("two writes in flight: a third full batch waits; they may end in any order; drain waits for all", async () => {
+    const f = fakePartial(undefined, 2);
+    const w = chunkWriter(f.partial);
+    const n = WRITE_BATCH_BYTES;
+    assert.equal(w.write(bytes(0, n)), undefined, "first batch: written");
+    assert.equal(w.write(bytes(n, n)), undefined, "second batch: written beside the first");
+    assert.equal(f.batches.length, 2);
+    const third = w.write(bytes(2 * n, n));
+    assert.ok(third !== undefined, "third full batch waits: two are in flight");
+    assert.equal(f.batches.length, 2);
+    // The second ends first: the third goes out.
+    (f.gates.splice(1, 1)[0] as () => void)();
+    await third;
+    assert.equal(f.batches.length, 3);
+    assert.equal(w.write(bytes(3 * n, 100)), undefined);
+    let drained = false;
+    const draining = w.drain().then(() => {
+      drained = true;
+    });
+    const tick = () => new Promise((r) => setImmediate(r));
+    await tick();
+    assert.equal(f.gates.length, 2, "the first and third in flight");
+    (f.gates.shift() as () => void)();
+    await tick();
+    assert.equal(drained, false, "drain waits for every write in flight, not the first to end");
+    (f.gates.shift() as () => void)();
+    await tick();
+    assert.equal(f.batches.length, 4, "then the tail goes out");
+    assert.equal(drained, false);
+    await f.releaseAll();
+    await draining;
+    w.release();
+    assert.deepEqual(
+      f.batches.map((b) => b.byteLength),
+      [n, n, n, 100],
+    );
+    assert.deepEqual(new Uint8Array(Buffer.concat(f.batches)), bytes(0, 3 * n + 100));
+
+    // Nothing left to write, two writes in flight: drain waits for both.
+    const g = fakePartial(undefined, 2);
+    const v = chunkWriter(g.partial);
+    v.write(bytes(0, n));
+    v.write(bytes(n, n));
+    let done = false;
+    const drainingBoth = v.drain().then(() => {
+      done = true;
+    });
+    (g.gates.pop() as () => void)(); // the second ends first
+    await tick();
+    assert.equal(done, false, "one write is still in flight");
+    await g.releaseAll();
+    await drainingBoth;
+    v.release();
   });
 
   it("the first write error rejects the next write and drain; nothing more is written", async () => {

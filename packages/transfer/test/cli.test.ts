@@ -105,6 +105,8 @@ describe("nearwire-transfer exit status and messages", () => {
       [["fetch", "a"], /unknown command "fetch"/],
       [["serve", "--root", "r", "--durable", "sometimes"], /--durable sometimes is not one of/],
       [["put", "a", "b", "--durable", "none"], /--durable is not an option of put/],
+      [["put", "a", "b", "--page-cache"], /--page-cache is not an option of put/],
+      [["serve", "--root", "r", "--page-cache=yes"], /page-cache/],
     ] as const) {
       const inv = parseCli([...args], {});
       assert.equal(inv.command, "usage-error", args.join(" "));
@@ -125,6 +127,22 @@ describe("nearwire-transfer exit status and messages", () => {
       retries: 2,
       codec: "raw",
       address: "/tmp/nearwire-transfer.sock",
+    });
+    assert.deepEqual(parseCli(["get", "n", "f", "--page-cache"], {}), {
+      command: "get",
+      from: "n",
+      to: "f",
+      retries: 0,
+      codec: "msgpack",
+      address: "/tmp/nearwire-transfer.sock",
+      pageCache: true,
+    });
+    assert.deepEqual(parseCli(["serve", "--root", "r", "--page-cache"], {}), {
+      command: "serve",
+      root: "r",
+      codec: "msgpack",
+      address: "/tmp/nearwire-transfer.sock",
+      pageCache: true,
     });
   });
 

@@ -150,6 +150,7 @@ describe("durability option", () => {
         offsetBytes: 0,
         syncEveryBytes: MiB,
         sync: true,
+        directWrites: true,
       });
       // The disk's fdatasync, held until the test lets it finish.
       const syncs: { release(fail?: Error): void }[] = [];

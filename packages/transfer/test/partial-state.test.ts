@@ -18,6 +18,7 @@ function openPartial(dir: string, name: string, offsetBytes = 0, sizeBytes = -1)
     offsetBytes,
     syncEveryBytes: 64 * KiB,
     sync: true,
+    directWrites: false,
   });
 }
 

@@ -8,9 +8,10 @@ import { DEFAULT_ADDRESS } from "./transport.js";
 /** The usage text: printed by `--help` (stdout) and after a usage error (stderr). */
 export const USAGE = `usage:
   nearwire-transfer serve --root DIR [--address A] [--codec C] [--sync-every-bytes N]
-                          [--durable full|commit|none]
+                          [--durable full|commit|none] [--page-cache]
   nearwire-transfer put FILE NAME [--address A] [--codec C] [--chunk-bytes N] [--retries N]
   nearwire-transfer get NAME FILE [--address A] [--codec C] [--chunk-bytes N] [--retries N]
+                          [--page-cache]
   nearwire-transfer status NAME [--address A] [--codec C] [--retries N]
   nearwire-transfer --help | --version
 --address A: a uds/tcp address (default $NEARWIRE_TRANSFER_ADDRESS or ${DEFAULT_ADDRESS})
@@ -18,6 +19,8 @@ export const USAGE = `usage:
 --chunk-bytes N: bytes per chunk, 1 to ${DEFAULT_MAX_CHUNK_BYTES} (default 65536)
 --durable: full (default) checkpoints uploads every --sync-every-bytes and fsyncs commits,
   commit only fsyncs commits, none never fsyncs (see the README)
+--page-cache: write received files through the page cache; by default whole 512 KiB writes
+  go past it (O_DIRECT) where the file system allows, which costs far less CPU
 --retries N: after a lost connection, reconnect and resume up to N times (default 0), waiting
   ${RETRY_BASE_MS} ms, then twice as long each time (at most ${RETRY_MAX_MS} ms), with random jitter
 exit status: 0 done, 1 failed (CODE: message on stderr), 2 usage error, 130 interrupted (Ctrl-C)`;
@@ -32,7 +35,14 @@ interface Common {
 export type Invocation =
   | { command: "help" | "version" }
   | { command: "usage-error"; message: string }
-  | (Common & { command: "serve"; root: string; syncEveryBytes?: number; durable?: Durability })
+  | (Common & {
+      command: "serve";
+      root: string;
+      syncEveryBytes?: number;
+      durable?: Durability;
+      /** `--page-cache`: the server's `directWrites: false`. */
+      pageCache?: true;
+    })
   | (Common & {
       command: "put" | "get";
       /** put: the local file; get: the remote name. */
@@ -41,14 +51,16 @@ export type Invocation =
       to: string;
       chunkBytes?: number;
       retries: number;
+      /** get's `--page-cache`: the download's `directWrites: false`. */
+      pageCache?: true;
     })
   | (Common & { command: "status"; name: string; retries: number });
 
 /** The flags each command accepts besides `--address` and `--codec`. */
 const COMMANDS: Record<string, { args: number; flags: readonly string[] }> = {
-  serve: { args: 0, flags: ["root", "sync-every-bytes", "durable"] },
+  serve: { args: 0, flags: ["root", "sync-every-bytes", "durable", "page-cache"] },
   put: { args: 2, flags: ["chunk-bytes", "retries"] },
-  get: { args: 2, flags: ["chunk-bytes", "retries"] },
+  get: { args: 2, flags: ["chunk-bytes", "retries", "page-cache"] },
   status: { args: 1, flags: ["retries"] },
 };
 
@@ -69,7 +81,14 @@ export function parseCli(argv: string[], env: NodeJS.ProcessEnv): Invocation {
   if (spec === undefined) return usageError(`unknown command ${JSON.stringify(command)}`);
   if (args.length !== spec.args)
     return usageError(`${command} takes ${spec.args} argument(s), got ${args.length}`);
-  for (const flag of ["root", "sync-every-bytes", "durable", "chunk-bytes", "retries"] as const)
+  for (const flag of [
+    "root",
+    "sync-every-bytes",
+    "durable",
+    "chunk-bytes",
+    "retries",
+    "page-cache",
+  ] as const)
     if (values[flag] !== undefined && !spec.flags.includes(flag))
       return usageError(`--${flag} is not an option of ${command}`);
   const codec = values.codec ?? "msgpack";
@@ -99,6 +118,7 @@ function parse(argv: string[]) {
       "sync-every-bytes": { type: "string" },
       durable: { type: "string" },
       retries: { type: "string" },
+      "page-cache": { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },
@@ -114,6 +134,7 @@ function invocation(
 ): Invocation {
   const [a, b] = args as [string, string];
   const retries = whole("retries", values.retries, 0) ?? 0;
+  const pageCache = values["page-cache"] === true ? { pageCache: true as const } : {};
   if (command === "serve") {
     if (values.root === undefined) throw new Error("serve needs --root DIR");
     const syncEveryBytes = whole("sync-every-bytes", values["sync-every-bytes"], 0);
@@ -126,6 +147,7 @@ function invocation(
       root: values.root,
       ...(syncEveryBytes === undefined ? {} : { syncEveryBytes }),
       ...(durable === undefined ? {} : { durable: durable as Durability }),
+      ...pageCache,
     };
   }
   if (command === "status") return { ...common, command, name: a, retries };
@@ -137,6 +159,7 @@ function invocation(
     to: b,
     retries,
     ...(chunkBytes === undefined ? {} : { chunkBytes }),
+    ...pageCache,
   };
 }
 

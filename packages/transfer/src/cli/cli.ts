@@ -64,6 +64,7 @@ async function serve(inv: Command<"serve">): Promise<number> {
     root: inv.root,
     ...(inv.syncEveryBytes === undefined ? {} : { syncEveryBytes: inv.syncEveryBytes }),
     ...(inv.durable === undefined ? {} : { durable: inv.durable }),
+    ...(inv.pageCache === true ? { directWrites: false } : {}),
   });
   const server = cliTransport(inv.address).createServer();
   server.addService(TransferService, handlers, { codec });
@@ -95,6 +96,7 @@ async function transfer(
     signal: interrupt.signal,
     onProgress: (p: { transferredBytes: number; totalBytes: number }) =>
       bar.update(p.transferredBytes, p.totalBytes),
+    ...(inv.pageCache === true ? { directWrites: false } : {}),
   };
   const r: TransferResult = await withClient(transport, codec, inv, (client) =>
     command === "put" ? client.upload(from, to, options) : client.download(from, to, options),

@@ -9,7 +9,7 @@ import type { CallOptions, Client } from "@nearwire/core";
 import { Code, forEachMessage, NearwireError } from "@nearwire/core";
 import { crc32c } from "@nearwire/frame";
 import { chunkWriter } from "../chunk-writer.js";
-import { writeAll } from "../fd-io.js";
+import { FileWrites } from "../file-writes.js";
 import { hashFileRange } from "../hash-file-range.js";
 import { DOWNLOAD_PART_SUFFIX } from "../limits.js";
 import { localFsError } from "../local-fs-error.js";
@@ -45,16 +45,20 @@ export async function downloadToPath(
   let done = false;
   /** The bytes are known bad: nothing more is written, the part file goes. */
   let discard = false;
-  // Chunks are copied into write batches (512 KiB writes, one in flight while the next fills):
-  // a chunk's receive buffer is done with once copied, so the engine reuses it (lendMessages).
+  // Chunks are copied into write batches (512 KiB writes, one in flight while the next fills,
+  // two past the page cache): a chunk's receive buffer is done with once copied, so the engine
+  // reuses it (lendMessages).
   let filePos = 0;
+  // Never rejects: where O_DIRECT is refused, every write goes through the page cache.
+  const writes = await FileWrites.open(fh.fd, opts.directWrites ?? true);
   const writer = chunkWriter({
     write: (batch, done) => {
       const at = filePos;
       filePos += batch.byteLength;
       if (batch.byteLength > 0) holdsBytes = true;
-      writeAll(fh.fd, batch, at, done);
+      writes.write(batch, at, done);
     },
+    writesInFlight: writes.isDirect ? 2 : 1,
   });
   try {
     const have = (await fh.stat()).size;
@@ -89,6 +93,7 @@ export async function downloadToPath(
     }
     await fh.sync();
     closed = true;
+    await writes.close();
     await fh.close();
     await rename(part, dest);
     done = true;
@@ -105,7 +110,10 @@ export async function downloadToPath(
     // What arrived (each chunk checked) is kept for the next attempt to resume from.
     if (!closed && !discard) await writer.drain().catch(() => {});
     writer.release();
-    if (!closed) await fh.close().catch(() => {});
+    if (!closed) {
+      await writes.close();
+      await fh.close().catch(() => {});
+    }
     if (!done && !holdsBytes) await rm(part, { force: true }).catch(() => {});
   }
 }

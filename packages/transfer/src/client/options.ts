@@ -46,6 +46,13 @@ export interface TransferCallOptions {
    * destination, which reuses its buffers anyway.
    */
   lendChunks?: boolean;
+  /**
+   * Download to a path: whole 512 KiB write batches go to the file past the page cache
+   * (O_DIRECT), where the file system takes it, and the rest through it (default true; see the
+   * server's `directWrites`). False keeps every write in the page cache, for a file read right
+   * after it arrived. Ignored for a Writable destination.
+   */
+  directWrites?: boolean;
 }
 
 /** The outcome of a finished upload or download. */

@@ -2,10 +2,11 @@ import { createHash, type Hash } from "node:crypto";
 import { constants } from "node:fs";
 import { type FileHandle, open, unlink } from "node:fs/promises";
 import { Code, NearwireError } from "@nearwire/core";
-import { writeAll } from "../fd-io.js";
+import { FileWrites } from "../file-writes.js";
 import { hashFileRange } from "../hash-file-range.js";
 import { localFsError } from "../local-fs-error.js";
 import { PartialStateWriter, readPartialState } from "./partial-state.js";
+import { WrittenPrefix } from "./written-prefix.js";
 
 /** Paths of one name's partial upload inside the staging directory. */
 export interface PartialPaths {
@@ -39,6 +40,8 @@ export interface OpenPartialUploadOptions {
   syncEveryBytes: number;
   /** False: checkpoints write the state without fdatasync or fsync (`durable: "none"`). */
   sync: boolean;
+  /** Whole write batches go past the page cache (see `FileWrites`). */
+  directWrites: boolean;
 }
 
 /**
@@ -56,12 +59,19 @@ export interface PartialUpload {
   /** A state file exists (resumed, or written by a checkpoint of this call). */
   readonly hasState: boolean;
   /**
-   * Writes `data` at `writtenBytes`. Every `syncEveryBytes` a checkpoint starts behind the
-   * writes (they go on while the disk syncs); one still running when the next is due is waited
-   * for. A failed checkpoint fails the next write. `done` is called once the write (and a
-   * wait for a checkpoint) ended, with the error if it failed (the chunk writer's `BatchSink`).
+   * Writes `data` where the last write's data ends (`writtenBytes` once every write before it
+   * ended). Every `syncEveryBytes` a checkpoint starts behind the writes (they go on while the
+   * disk syncs); one still running when the next is due is waited for. A failed checkpoint
+   * fails the next write. `done` is called once the write (and a wait for a checkpoint) ended,
+   * with the error if it failed (the chunk writer's `BatchSink`).
    */
   write(data: Uint8Array, done: (err: unknown) => void): void;
+  /**
+   * Writes that may run at once (the chunk writer's `BatchSink`): 2 past the page cache, where
+   * a write waits for the disk, else 1. `writtenBytes` only counts a write once every one
+   * before it ended too.
+   */
+  readonly writesInFlight: number;
   /** fdatasync the part, then record `writtenBytes` as confirmed (temp file, rename). */
   checkpoint(): Promise<void>;
   /** Waits for a checkpoint running behind the writes; rejects with its failure. */
@@ -77,7 +87,7 @@ export interface PartialUpload {
  * at another offset, or with another declared size, is FAILED_PRECONDITION.
  */
 export async function openPartialUpload(options: OpenPartialUploadOptions): Promise<PartialUpload> {
-  const { paths, name, sizeBytes, offsetBytes, syncEveryBytes, sync } = options;
+  const { paths, name, sizeBytes, offsetBytes, syncEveryBytes, sync, directWrites } = options;
   let confirmed = 0;
   if (offsetBytes !== 0) {
     const state = await readPartialState(paths.state);
@@ -94,6 +104,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
     confirmed = state.confirmedBytes;
   }
   const handle = await openPart(paths, name, offsetBytes);
+  let writes: FileWrites | undefined;
   try {
     let hash = createHash("sha256");
     if (confirmed > 0) {
@@ -106,7 +117,10 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       await handle.truncate(confirmed);
       hash = await hashFileRange(handle, 0, confirmed);
     }
+    const fileWrites = await FileWrites.open(handle.fd, directWrites);
+    writes = fileWrites;
     let sinceSync = 0;
+    const prefix = new WrittenPrefix(confirmed);
     /** The checkpoint running behind the writes, if any (it never rejects). */
     let behind: Promise<void> | undefined;
     let failure: { error: unknown } | undefined;
@@ -145,16 +159,19 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       writtenBytes: confirmed,
       confirmedBytes: confirmed,
       hasState: confirmed > 0,
+      writesInFlight: fileWrites.isDirect ? 2 : 1,
       write(data, done) {
         if (failure !== undefined) {
           const { error } = failure;
           process.nextTick(done, error);
           return;
         }
-        writeAll(handle.fd, data, upload.writtenBytes, (err) => {
-          if (err !== null) return done(err);
-          upload.writtenBytes += data.byteLength;
-          sinceSync += data.byteLength;
+        const mine = prefix.begin(data.byteLength);
+        fileWrites.write(data, mine.at, (err) => {
+          if (err !== null) return done(err); // writtenBytes stays before it, whatever ends later
+          const added = mine.ended();
+          upload.writtenBytes += added;
+          sinceSync += added;
           if (sinceSync < syncEveryBytes) return done(null);
           startCheckpoint().then(() => done(null), done);
         });
@@ -170,11 +187,13 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       async close() {
         await behind;
         await stateFile.close();
+        await fileWrites.close();
         await handle.close();
       },
     };
     return upload;
   } catch (err) {
+    await writes?.close();
     await handle.close();
     throw err;
   }

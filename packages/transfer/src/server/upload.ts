@@ -109,6 +109,7 @@ async function start(
       syncEveryBytes:
         served.limits.durable === "full" ? served.limits.syncEveryBytes : Number.POSITIVE_INFINITY,
       sync: served.limits.durable !== "none",
+      directWrites: served.limits.directWrites,
     });
   call.partial = await openPartial().catch((err: unknown) => {
     // A new partial that cannot be made: the held staging directory was removed. Once more,
