@@ -89,6 +89,62 @@ describe("json codec encodeIntoRange", () => {
     });
   });
 
+  test("a flat message with byte arrays, written in pieces, is byte for byte what encode makes", () => {
+    // Plain objects of primitives and byte arrays are written without JSON.stringify's text
+    // of the whole message; every other shape goes through it. Both must give the same bytes.
+    const flat = fc.dictionary(
+      fc.string().filter((k) => k !== "__proto__"),
+      fc.oneof(
+        fc.string(),
+        fc.double(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constant(undefined),
+        fc.uint8Array({ maxLength: 200 }),
+        fc.uint8Array({ maxLength: 200 }).map((b) => b.subarray(1)),
+      ),
+      { maxKeys: 6, noNullPrototype: true },
+    );
+    fc.assert(
+      fc.property(flat, fc.nat(), (value, cut) => {
+        const want = codec.encode(value);
+        const dest = new Uint8Array(want.byteLength + 20).fill(0xee);
+        assert.equal(encodeIntoRange(value, dest, 7, dest.byteLength), want.byteLength);
+        assert.deepStrictEqual(dest.subarray(7, 7 + want.byteLength), want);
+        assert.ok(
+          dest.subarray(7 + want.byteLength).every((b) => b === 0xee),
+          "past the text",
+        );
+        assert.ok(
+          dest.subarray(0, 7).every((b) => b === 0xee),
+          "before start",
+        );
+        // Any range one byte or more too short is refused.
+        const short = 7 + (cut % Math.max(1, want.byteLength));
+        if (short < 7 + want.byteLength) assert.equal(encodeIntoRange(value, dest, 7, short), -1);
+      }),
+      { seed: 20261207, numRuns: 300 },
+    );
+    // Other shapes holding byte arrays: the same bytes as encode (or the same error).
+    const fn = () => 1;
+    for (const value of [
+      { nested: { data: new Uint8Array([1, 2]) }, n: 1 },
+      { list: [new Uint8Array([3])] },
+      { buf: Buffer.from([1, 2, 3]), data: new Uint8Array([4]) },
+      { data: new Uint8Array([5]), toJSON: () => ({ replaced: true }) },
+      Object.assign(Object.create(null), { data: new Uint8Array([6]), s: "x" }),
+      { data: new Uint8Array([7]), f: fn, sym: Symbol("s"), u: undefined, nan: Number.NaN },
+      { data: new Uint16Array([8]), bytes: new Uint8Array([9]) },
+    ]) {
+      const want = codec.encode(value);
+      const dest = new Uint8Array(want.byteLength);
+      assert.equal(encodeIntoRange(value, dest, 0, dest.byteLength), want.byteLength);
+      assert.deepStrictEqual(dest, want);
+    }
+    const big = { big: 1n, data: new Uint8Array(1) };
+    assert.throws(() => encodeIntoRange(big, new Uint8Array(4096), 0, 4096), /encode failed/);
+  });
+
   test("a value with no JSON text encodes as no bytes, as encode does", () => {
     assert.equal(codec.encode(undefined).byteLength, 0);
     assert.equal(encodeIntoRange(undefined, new Uint8Array(4), 0, 4), 0);

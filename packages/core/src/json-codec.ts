@@ -42,17 +42,80 @@ const jsonMessageCodec: MessageCodec<unknown> = {
 /**
  * The UTF-8 text straight into the send buffer: no byte array of its own per message (a 64 KiB
  * chunk is 87 KiB of base64 text). A range shorter than the message's base64 alone is refused
- * before any text is made (a transport tries a socket batch first, then a larger buffer).
+ * before any text is made (a transport tries a socket batch first, then a larger buffer). A
+ * message of the usual shape for bytes (see {@link encodeFlat}) is written in pieces.
  */
 function encodeIntoRange(value: unknown, dest: Uint8Array, start: number, end: number): number {
   if (!(start >= 0 && start <= end && end <= dest.byteLength)) return -1;
   const base64 = bytesTextLength(value, 0);
   if (base64 > end - start) return -1;
+  if (base64 >= 0) {
+    const n = encodeFlat(value as object, dest, start, end);
+    if (n !== NOT_FLAT) return n;
+  }
   const text = textOf(value, base64);
   // UTF-8 takes at least one byte per UTF-16 unit: a range shorter than the text is too small.
   if (text.length > end - start) return -1;
   const r = encoder.encodeInto(text, dest.subarray(start, end));
   return r.read < text.length ? -1 : r.written;
+}
+
+/** What {@link encodeFlat} returns for a value of another shape. */
+const NOT_FLAT = -2;
+
+/**
+ * Writes the JSON text of `value` into `dest[start … end)` in pieces when it is a plain object
+ * whose fields are all primitives or plain `Uint8Array`s (a chunk of a file, a blob with its
+ * metadata): the text between two byte arrays as one UTF-8 write, each array's base64 straight
+ * into the range. JSON.stringify made a second copy of each array's base64, inside the text of
+ * the whole message (a 64 KiB chunk: two strings of 87 KiB): over a 1 GiB upload the sender's
+ * young generation grew 30–33 MiB, 8–15 MiB with this, and its CPU fell from 3.6–4.5 to
+ * 1.5–3.0 s per GiB. The bytes are the same as JSON.stringify with the codec's `$bytes`
+ * replacer makes. Returns their count, -1 when the range is too small (some may be written),
+ * or {@link NOT_FLAT}, with nothing written, for any other value (nested objects, a `toJSON`,
+ * a Buffer, a bigint), which the caller stringifies.
+ */
+function encodeFlat(value: object, dest: Uint8Array, start: number, end: number): number {
+  const proto = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || "toJSON" in value) return NOT_FLAT;
+  const fields = value as Record<string, unknown>;
+  const keys = Object.keys(fields);
+  for (const k of keys) {
+    const v = fields[k];
+    if (typeof v === "bigint") return NOT_FLAT;
+    if (typeof v === "object" && v !== null && Object.getPrototypeOf(v) !== Uint8Array.prototype)
+      return NOT_FLAT;
+  }
+  let at = start;
+  /** Writes `piece` at `at`; false when the range has no room for all of it. */
+  const put = (piece: string): boolean => {
+    const r = encoder.encodeInto(piece, dest.subarray(at, end));
+    at += r.written;
+    return r.read === piece.length;
+  };
+  let text = "{";
+  let sep = "";
+  for (const k of keys) {
+    const v = fields[k];
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+    text += `${sep}${JSON.stringify(k)}:`;
+    sep = ",";
+    if (!(v instanceof Uint8Array)) {
+      text += JSON.stringify(v);
+      continue;
+    }
+    if (!put(`${text}{"$bytes":"`)) return -1;
+    const b64 = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+    if (b64.length > end - at) return -1;
+    at += Buffer.from(dest.buffer, dest.byteOffset, dest.byteLength).write(
+      b64,
+      at,
+      b64.length,
+      "latin1",
+    );
+    text = '"}';
+  }
+  return put(`${text}}`) ? at - start : -1;
 }
 
 /** The JSON text of `value` (`base64`: what {@link bytesTextLength} found in it). */
