@@ -105,7 +105,7 @@ function encodeFlat(value: object, dest: Uint8Array, start: number, end: number)
       continue;
     }
     if (!put(`${text}{"$bytes":"`)) return -1;
-    const b64 = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+    const b64 = base64Of(v);
     if (b64.length > end - at) return -1;
     at += Buffer.from(dest.buffer, dest.byteOffset, dest.byteLength).write(
       b64,
@@ -158,11 +158,13 @@ function bytesTextLength(value: unknown, depth: number): number {
 }
 
 function replacer(this: unknown, _key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array)
-    return {
-      $bytes: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64"),
-    };
+  if (value instanceof Uint8Array) return { $bytes: base64Of(value) };
   return value;
+}
+
+/** The base64 text of `bytes` (no copy of them). */
+function base64Of(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
 function reviver(_key: string, value: unknown): unknown {

@@ -36,11 +36,7 @@ export interface ChunkWriter {
  */
 export interface BatchSink {
   write(batch: Uint8Array, done: (err: unknown) => void): void;
-  /**
-   * Writes that may run at once. Writes past the page cache wait for the disk (about 0.7 ms per
-   * 512 KiB here): with two in flight the disk has the next while the last one's end is on its
-   * way back to the JS thread.
-   */
+  /** Writes that may run at once (default 1; a file's `FileWrites` says how many suit it). */
   readonly writesInFlight?: number;
 }
 

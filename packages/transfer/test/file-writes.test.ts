@@ -4,9 +4,11 @@ import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, it } from "node:test";
+import { Code, type NearwireError } from "@nearwire/core";
 import type { TransferProgress } from "../src/client/options.js";
 import { transferCodec } from "../src/codecs/index.js";
 import { FileWrites } from "../src/file-writes.js";
+import { createTransferHandlers } from "../src/index.js";
 import {
   alignedForDirectIo,
   DIRECT_IO_ALIGN,
@@ -14,7 +16,7 @@ import {
   IO_BUFFER_BYTES,
   takeIoBuffer,
 } from "../src/io-buffers.js";
-import { memoryRig, sha256, tmpDir } from "./support/rig.js";
+import { memoryRig, randomFile, sha256, tmpDir } from "./support/rig.js";
 
 /** O_DIRECT on x86-64 and arm64 Linux, as `/proc/self/fdinfo` prints flags (octal). */
 const O_DIRECT = constants.O_DIRECT as number;
@@ -104,6 +106,7 @@ describe("file writes", () => {
       const direct = takesDirect(dir);
       const w = await FileWrites.open(fd, true);
       assert.equal(w.isDirect, direct);
+      assert.equal(w.writesInFlight, direct ? 2 : 1);
       const flags = flagsOfDescriptorsOn(path);
       assert.equal(flags.length, direct ? 2 : 1, "the file's own descriptor, and an O_DIRECT one");
       assert.equal(flags.filter((f) => (f & O_DIRECT) !== 0).length, direct ? 1 : 0);
@@ -128,6 +131,7 @@ describe("file writes", () => {
     withFile(async ({ path, fd, a }) => {
       const w = await FileWrites.open(fd, false);
       assert.equal(w.isDirect, false);
+      assert.equal(w.writesInFlight, 1);
       assert.deepEqual(flagsOfDescriptorsOn(path).length, 1);
       await write(w, pattern(0, IO_BUFFER_BYTES, a), 0);
       await w.close();
@@ -193,4 +197,35 @@ describe("file writes", () => {
       }
     });
   }
+
+  it("directWrites that is not a boolean is INVALID_ARGUMENT, on the server and a download", async () => {
+    const bad = (err: NearwireError) =>
+      err.code === Code.InvalidArgument &&
+      /directWrites "no" is not true or false/.test(err.message);
+    const t = tmpDir();
+    try {
+      const directWrites = "no" as unknown as boolean;
+      assert.throws(() => createTransferHandlers({ root: t.dir, directWrites }), bad);
+    } finally {
+      t.cleanup();
+    }
+    const rig = await memoryRig(transferCodec("raw"));
+    try {
+      const want = randomFile(join(rig.local, "src.bin"), 100_000);
+      await rig.client.upload(join(rig.local, "src.bin"), "f.bin");
+      const dest = join(rig.local, "dest.bin");
+      const directWrites = "no" as unknown as boolean;
+      await assert.rejects(rig.client.download("f.bin", dest, { directWrites }), bad);
+      assert.deepEqual(
+        readdirSync(rig.local).sort(),
+        ["src.bin"],
+        "nothing written, not even a part file",
+      );
+      // The same client goes on working.
+      await rig.client.download("f.bin", dest);
+      assert.equal(sha256(dest), want);
+    } finally {
+      await rig.close();
+    }
+  });
 });

@@ -106,6 +106,11 @@ export function createTransferClient(options: TransferClientOptions): TransferCl
     async download(name, dest, opts = {}) {
       checkName(name);
       const chunkBytes = checkChunkBytes(opts.chunkBytes ?? defaultChunkBytes);
+      if (opts.directWrites !== undefined && typeof opts.directWrites !== "boolean")
+        throw new NearwireError(
+          Code.InvalidArgument,
+          `directWrites ${JSON.stringify(opts.directWrites)} is not true or false`,
+        );
       return retrying(typeof dest === "string", opts, () =>
         typeof dest === "string"
           ? downloadToPath(rpc, name, dest, chunkBytes, opts)

@@ -58,7 +58,7 @@ export async function downloadToPath(
       if (batch.byteLength > 0) holdsBytes = true;
       writes.write(batch, at, done);
     },
-    writesInFlight: writes.isDirect ? 2 : 1,
+    writesInFlight: writes.writesInFlight,
   });
   try {
     const have = (await fh.stat()).size;

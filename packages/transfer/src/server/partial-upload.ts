@@ -67,9 +67,8 @@ export interface PartialUpload {
    */
   write(data: Uint8Array, done: (err: unknown) => void): void;
   /**
-   * Writes that may run at once (the chunk writer's `BatchSink`): 2 past the page cache, where
-   * a write waits for the disk, else 1. `writtenBytes` only counts a write once every one
-   * before it ended too.
+   * Writes that may run at once (the chunk writer's `BatchSink`; see `FileWrites`).
+   * `writtenBytes` only counts a write once every one before it ended too.
    */
   readonly writesInFlight: number;
   /** fdatasync the part, then record `writtenBytes` as confirmed (temp file, rename). */
@@ -159,7 +158,7 @@ export async function openPartialUpload(options: OpenPartialUploadOptions): Prom
       writtenBytes: confirmed,
       confirmedBytes: confirmed,
       hasState: confirmed > 0,
-      writesInFlight: fileWrites.isDirect ? 2 : 1,
+      writesInFlight: fileWrites.writesInFlight,
       write(data, done) {
         if (failure !== undefined) {
           const { error } = failure;

@@ -102,13 +102,19 @@ export function createServedRoot(options: TransferHandlersOptions): ServedRoot {
       Code.InvalidArgument,
       `durable ${JSON.stringify(durable)} is not one of ${DURABILITY.join(", ")}`,
     );
+  const directWrites = options.directWrites ?? true;
+  if (typeof directWrites !== "boolean")
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `directWrites ${JSON.stringify(directWrites)} is not true or false`,
+    );
   return {
     realRoot,
     rootId,
     limits: {
       syncEveryBytes: options.syncEveryBytes ?? DEFAULT_SYNC_EVERY_BYTES,
       durable,
-      directWrites: options.directWrites ?? true,
+      directWrites,
       maxFileBytes: options.maxFileBytes ?? Number.MAX_SAFE_INTEGER,
       maxChunkBytes: options.maxChunkBytes ?? DEFAULT_MAX_CHUNK_BYTES,
       downloadChunkBytes: options.downloadChunkBytes ?? DEFAULT_CHUNK_BYTES,
