@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Code, NearwireError } from "@nearwire/core";
+import { BufferPool } from "@nearwire/core/transport-kit";
+import type { MessageSink } from "../src/grpc/message-reader.js";
 import { BufferBudget, MessageReader } from "../src/grpc/message-reader.js";
 
 /** A length-prefixed message of `n` bytes (byte i = i mod 251). */
@@ -11,26 +14,88 @@ function prefixed(n: number): Uint8Array {
 }
 
 describe("MessageReader across DATA payloads", () => {
-  it("a message just over 64 KiB gets one buffer of its size; a 4 MiB one still grows as bytes come", () => {
-    for (const [size, afterFirstPiece] of [
-      [65_542, 65_542], // a 64 KiB chunk behind a few bytes of fields: the whole at once
-      [4 * 1024 * 1024, 64 * 1024], // an announced 4 MiB costs 64 KiB until more arrives
-    ] as const) {
+  /** Feeds `wire` in 16 KiB payloads; returns what the budget held after the first one. */
+  function feed(reader: MessageReader, budget: BufferBudget, wire: Uint8Array, sink: MessageSink) {
+    reader.push(wire.subarray(0, 5 + 16_384), sink);
+    const held = budget.usedBytes;
+    for (let at = 5 + 16_384; at < wire.byteLength; at += 16_384)
+      reader.push(wire.subarray(at, Math.min(at + 16_384, wire.byteLength)), sink);
+    return held;
+  }
+
+  it("a message that spans payloads gets one buffer of its size while the budget has room", () => {
+    for (const size of [65_542, 1024 * 1024 + 7, 4 * 1024 * 1024]) {
       const budget = new BufferBudget(64 * 1024 * 1024);
       const reader = new MessageReader(8 * 1024 * 1024, "request", budget);
       const got: Uint8Array[] = [];
-      const sink = { onMessage: (_c: boolean, bytes: Uint8Array) => got.push(bytes) };
       const wire = prefixed(size);
-      reader.push(wire.subarray(0, 5 + 16_384), sink);
-      assert.equal(budget.usedBytes, afterFirstPiece, `${size} B: held after 16 KiB`);
-      for (let at = 5 + 16_384; at < wire.byteLength; at += 16_384)
-        reader.push(wire.subarray(at, Math.min(at + 16_384, wire.byteLength)), sink);
+      const held = feed(reader, budget, wire, {
+        onMessage: (_c, bytes) => got.push(bytes),
+      });
+      assert.equal(held, size, `${size} B: the whole size held after 16 KiB`);
       assert.equal(got.length, 1);
       assert.equal(got[0]?.byteLength, size);
+      assert.equal(got[0]?.buffer.byteLength, size, `${size} B: delivered in its one buffer`);
       assert.ok(Buffer.from(got[0] as Uint8Array).equals(wire.subarray(5)), "bytes intact");
       assert.equal(budget.usedBytes, 0, "the finished message left the budget");
       assert.equal(reader.partial, false);
     }
+  });
+
+  it("with a lending pool, a 1 MiB message is one buffer the pool made, given to the sink", () => {
+    const made: number[] = [];
+    const pool = new BufferPool({
+      maxCount: 4,
+      maxBytes: 8 * 1024 * 1024,
+      allocate: (n) => {
+        made.push(n);
+        return new Uint8Array(n);
+      },
+    });
+    const budget = new BufferBudget(32 * 1024 * 1024);
+    const reader = new MessageReader(4 * 1024 * 1024, "request", budget);
+    reader.lendFrom(pool);
+    const size = 1024 * 1024 + 11;
+    const got: { bytes: Uint8Array; pooled: boolean }[] = [];
+    const sink: MessageSink = { onMessage: (_c, bytes, pooled) => got.push({ bytes, pooled }) };
+    for (let round = 0; round < 3; round++) {
+      const wire = prefixed(size);
+      assert.equal(feed(reader, budget, wire, sink), size, "the whole size held after 16 KiB");
+      const m = got[round] as { bytes: Uint8Array; pooled: boolean };
+      assert.ok(m.pooled, "the sink is told the buffer is the pool's");
+      assert.ok(pool.owns(m.bytes));
+      assert.ok(Buffer.from(m.bytes).equals(wire.subarray(5)), "bytes intact");
+      pool.give(m.bytes);
+    }
+    assert.equal(made.length, 1, `one buffer made for three messages (made ${made.join(", ")} B)`);
+    assert.equal(budget.usedBytes, 0);
+  });
+
+  it("past half the budget, an announced 4 MiB message holds what arrived, not what was announced", () => {
+    const budget = new BufferBudget(64 * 1024 * 1024);
+    // Other streams' unfinished messages already hold 31 MiB of the connection's 64.
+    budget.usedBytes = 31 * 1024 * 1024;
+    const reader = new MessageReader(8 * 1024 * 1024, "request", budget);
+    const size = 4 * 1024 * 1024;
+    const wire = prefixed(size);
+    const got: Uint8Array[] = [];
+    const held = feed(reader, budget, wire, { onMessage: (_c, bytes) => got.push(bytes) });
+    assert.equal(held - 31 * 1024 * 1024, 64 * 1024, "64 KiB held after 16 KiB of 4 MiB");
+    assert.equal(got.length, 1);
+    assert.ok(Buffer.from(got[0] as Uint8Array).equals(wire.subarray(5)), "bytes intact");
+    assert.equal(budget.usedBytes, 31 * 1024 * 1024, "the finished message left the budget");
+  });
+
+  it("a message past the whole budget fails RESOURCE_EXHAUSTED and leaves the budget as it was", () => {
+    const budget = new BufferBudget(2 * 1024 * 1024);
+    const reader = new MessageReader(4 * 1024 * 1024, "request", budget);
+    const wire = prefixed(3 * 1024 * 1024);
+    assert.throws(
+      () => feed(reader, budget, wire, { onMessage: () => assert.fail("no message") }),
+      (e: unknown) => e instanceof NearwireError && e.code === Code.ResourceExhausted,
+    );
+    reader.release();
+    assert.equal(budget.usedBytes, 0);
   });
 
   it("messages whole in a payload outlive it: the payload's buffer is reused after push", () => {

@@ -43,8 +43,17 @@ export function unfinishedMessageLimit(maxMessageBytes: number): number {
   return Math.max(32 * 1024 * 1024, 8 * maxMessageBytes);
 }
 
-/** Below this a partial message's buffer is not grown in steps (one buffer of its size). */
+/**
+ * The first buffer of a message that spans payloads, when it is not taken at its whole size (a
+ * smaller message gets one buffer of its size).
+ */
 const FIRST_CAPACITY_BYTES = 64 * 1024;
+
+/**
+ * A message that spans payloads gets its whole size at once while the connection's unfinished
+ * messages, with it, take at most this fraction (1/n) of the budget: a half.
+ */
+const WHOLE_AT_ONCE_PARTS = 2;
 
 /** From this size (4 KiB) a lending reader copies a message inside one payload into its pool. */
 const POOLED_COPY_MIN_BYTES = 4096;
@@ -53,9 +62,12 @@ const POOLED_COPY_MIN_BYTES = 4096;
  * Cuts messages out of DATA payloads, which are valid only during {@link push} (a socket read
  * into a reused buffer). Messages inside one payload are views of one copy of the rest of it
  * (one copy per payload, not one per message; with a lending pool, one of 4 KiB or more is
- * copied into a buffer of the pool instead); one that spans payloads is copied into a buffer
- * that grows as its bytes arrive (doubling, up to its size; the whole size once it is within a
- * quarter of it), so an announced length costs nothing until the bytes come. A length over
+ * copied into a buffer of the pool instead); one that spans payloads is copied into one buffer
+ * of its size, taken when its first bytes come (from the lending pool, if any). Only once the
+ * connection's unfinished messages would hold over half its {@link BufferBudget} does a
+ * message's buffer grow as its bytes arrive instead (doubling from 64 KiB, up to its size; the
+ * whole size once it is within a quarter of it), so that many large messages in progress at
+ * once hold about what arrived, not what was announced. A length over
  * `maxMessageBytes` throws RESOURCE_EXHAUSTED `message-too-large` at once; buffers over the
  * connection's {@link BufferBudget} throw RESOURCE_EXHAUSTED too.
  */
@@ -195,11 +207,16 @@ export class MessageReader {
     const have = body?.byteLength ?? 0;
     if (bytes <= have) return body as Uint8Array;
     const length = this.#length;
-    let capacity = Math.min(length, Math.max(bytes, have * 2, FIRST_CAPACITY_BYTES));
+    const budget = this.#budget;
+    // One buffer of the whole size, while the budget has room: growing a 1 MiB message from
+    // 64 KiB made four more buffers (64–512 KiB) and 960 KiB of extra copies.
+    let capacity =
+      have === 0 && budget.usedBytes + length <= budget.limitBytes / WHOLE_AT_ONCE_PARTS
+        ? length
+        : Math.min(length, Math.max(bytes, have * 2, FIRST_CAPACITY_BYTES));
     // Within a quarter of the whole message, take the whole: a 64 KiB chunk behind its codec's
     // few bytes of fields would otherwise cost a 64 KiB buffer and then one of its size.
     if (capacity * 5 >= length * 4) capacity = length;
-    const budget = this.#budget;
     if (budget.usedBytes + capacity - have > budget.limitBytes)
       throw new NearwireError(
         Code.ResourceExhausted,
