@@ -150,3 +150,96 @@ describe("json codec encodeIntoRange", () => {
     assert.equal(encodeIntoRange(undefined, new Uint8Array(4), 0, 4), 0);
   });
 });
+
+describe("json codec decode", () => {
+  const codec = jsonCodec.forType(AnyType);
+
+  /** What the codec's contract says a text decodes to: JSON.parse with the `$bytes` reviver. */
+  function reference(bytes: Uint8Array): unknown {
+    return JSON.parse(Buffer.from(bytes).toString("utf8"), (_key, v: unknown) => {
+      if (v === null || typeof v !== "object" || !("$bytes" in v)) return v;
+      const b64 = (v as { $bytes: unknown }).$bytes;
+      return typeof b64 === "string" && Object.keys(v).length === 1
+        ? new Uint8Array(Buffer.from(b64, "base64"))
+        : v;
+    });
+  }
+
+  /** The same result (or both fail): decode's errors are INVALID_ARGUMENT. */
+  function same(text: string): void {
+    const bytes = new TextEncoder().encode(text);
+    let want: unknown;
+    try {
+      want = reference(bytes);
+    } catch {
+      assert.throws(() => codec.decode(bytes), /json decode failed/, `decode took ${text}`);
+      return;
+    }
+    assert.deepStrictEqual(codec.decode(bytes), want, text);
+  }
+
+  const b64 = fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString("base64"));
+  /** Byte arrays as the codec writes them, and texts near that form that must not pass as it. */
+  const bytesText = fc.oneof(
+    b64.map((s) => `{"$bytes":"${s}"}`),
+    b64.map((s) => `{"$bytes":"${s}"}`),
+    b64.map((s) => `{ "$bytes": "${s}" }`),
+    b64.map((s) => `{"$bytes":"${s.replace(/=+$/, "")}"}`),
+    b64.map((s) => `{"$bytes":"${s}","x":1}`),
+    b64.map((s) => `{"x":1,"$bytes":"${s}"}`),
+    b64.map((s) => `{"\\u0024bytes":"${s}"}`),
+    b64.map((s) => `{"$bytes":"${s.slice(0, 2)}\\u0041${s.slice(2)}"}`),
+    b64.map((s) => `{"$bytes":"${s.slice(0, 3)}*${s.slice(3)}"}`),
+    b64.map((s) => `{"$bytes":"${s.slice(0, 3)}é${s.slice(3)}"}`),
+    b64.map((s) => `{"$bytes":"${s.slice(0, 3)}\n${s.slice(3)}"}`),
+    b64.map((s) => `{"$bytes":"${s.slice(0, 4)}==${s.slice(4)}"}`),
+    b64.map((s) => `{"$bytes":"${s.replace(/\+/g, "-").replace(/\//g, "_")}"}`),
+    fc.constant('{"$bytes":7}'),
+    fc.constant('{"$bytes":"AAAA"'),
+    fc.constant('{"$bytes":"AA"}'),
+  );
+  const other = fc.oneof(
+    fc.jsonValue({ maxDepth: 1 }).map((v) => JSON.stringify(v)),
+    fc.constant('"$bytes"'),
+    fc.constant('"say \\"hi\\""'),
+    fc.constant('{"$bytes":"0"}'),
+  );
+  const text: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small" },
+      bytesText,
+      other,
+      fc.array(tie("node"), { maxLength: 4 }).map((xs) => `[${xs.join(",")}]`),
+      fc
+        .array(fc.tuple(fc.constantFrom("a", "data", "b c", "é"), tie("node")), { maxLength: 4 })
+        .map((kv) => `{${kv.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`),
+    ),
+  })).node as fc.Arbitrary<string>;
+
+  test("any text decodes as JSON.parse with the $bytes reviver would (or fails as it does)", () => {
+    fc.assert(
+      fc.property(text, (t) => same(t)),
+      { seed: 20261207, numRuns: 2000 },
+    );
+  });
+
+  test("a file chunk as the codec writes it, and texts one step from that form", () => {
+    const data = Uint8Array.from({ length: 65_536 }, (_, i) => (i * 7) & 0xff);
+    const chunk = { name: "dir/file.bin", offsetBytes: 65_536, data, crc32c: 1, last: false };
+    const wire = Buffer.from(codec.encode(chunk)).toString("utf8");
+    assert.deepStrictEqual(codec.decode(codec.encode(chunk)), chunk);
+    const at = wire.indexOf('"$bytes":"') + 10;
+    for (const t of [
+      wire,
+      wire.replace('"name":"dir/file.bin"', '"name":"dir\\/file.bin"'), // an escape elsewhere
+      wire.replace('"name":"dir/file.bin"', '"name":"$bytes"'), // "$bytes" as a value
+      `${wire.slice(0, at + 100)}\t${wire.slice(at + 100)}`, // a raw tab in the base64
+      `${wire.slice(0, at + 100)}!${wire.slice(at + 101)}`, // a character outside the alphabet
+      wire.replace(/"\}/, '"} '), // whitespace after the object
+      wire.replace(/"\}/, '" }'), // whitespace inside it
+      `[${wire},${wire}]`,
+      wire.slice(0, -1), // cut short
+    ])
+      same(t);
+  });
+});
