@@ -4,7 +4,7 @@ import { MESSAGE_NAMES, type MessageName, SIZES } from "../measure/case-spec.js"
 
 /** Parsed command line of `nearwire-bench`. */
 export interface BenchOptions {
-  /** Run every transport × codec × message × size (`--full`). Default: off, the default matrix (≈8 min). */
+  /** Run every transport × codec × message × size (`--full`). Default: off, the default matrix (≈6 min). */
   full: boolean;
   /** CI mode: small fixed matrix, ratio check against the baseline file (`--ci`). */
   ci: boolean;
@@ -59,12 +59,12 @@ export interface BenchOptions {
 }
 
 /** Usage text printed by `--help`. */
-export const USAGE = `nearwire-bench [options]                 measure (the default matrix: ≈8 min)
+export const USAGE = `nearwire-bench [options]                 measure (the default matrix: ≈6 min)
 nearwire-bench compare <base.json> <new.json> [--markdown <file>|-]   (see compare --help)
 nearwire-bench transfer [options]        the @nearwire/transfer benchmark alone (see transfer --help)
 
 Selection
-  --full                  every transport x codec x message x size (default: the ≈8 min matrix)
+  --full                  every transport x codec x message x size (default: the ≈6 min matrix)
   --filter <regex>        keep cases whose id (transport/codec/payload) or key (mode:id) matches
   --transports <list>     uds,tcp,grpc-uds,shm-ring[-spin|-park|-adaptive],uds-channel,bare-net-uds,...
                           go (the Go yardstick: go-grpc-uds, go-grpc-tcp, go-uds; needs go on PATH)
