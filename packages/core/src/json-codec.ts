@@ -28,7 +28,7 @@ const jsonMessageCodec: MessageCodec<unknown> = {
     try {
       if (!isUtf8(bytes)) throw new TypeError("input is not valid UTF-8");
       const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const flat = decodeFlat(buf);
+      const flat = buf.byteLength >= FLAT_DECODE_MIN_BYTES ? decodeFlat(buf) : NOT_FLAT_TEXT;
       if (flat !== NOT_FLAT_TEXT) return flat;
       const text = buf.toString("utf8");
       // A key spelled with escapes ("\u0024bytes") is "$bytes" to JSON.parse too.
@@ -172,6 +172,11 @@ const BYTES_OPEN = Buffer.from('{"$bytes":"', "latin1");
 const BYTES_KEY = '"$bytes"';
 const QUOTE = 0x22;
 const CLOSE_BRACE = 0x7d;
+/**
+ * Below this size (1 KiB) a message is parsed whole: its byte arrays are short, and looking for
+ * them first cost a small message (a 90-byte tick) about 7 % more per decode.
+ */
+const FLAT_DECODE_MIN_BYTES = 1024;
 /** What {@link decodeFlat} returns for a text of another shape. */
 const NOT_FLAT_TEXT = Symbol("not flat");
 
