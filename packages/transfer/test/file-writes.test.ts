@@ -153,6 +153,31 @@ describe("file writes", () => {
       await w.close(); // a second close is a no-op
     }));
 
+  it("close() called twice while a write is in flight: both resolve, once it is closed", () =>
+    withFile(async ({ path, fd, a }) => {
+      const w = await FileWrites.open(fd, true);
+      let ended: NodeJS.ErrnoException | null | undefined;
+      w.write(pattern(3, IO_BUFFER_BYTES, a), 0, (err) => {
+        ended = err;
+      });
+      const first = w.close();
+      const second = w.close();
+      assert.equal(second, first, "the second call gets the first one's promise");
+      // Before the fix the second call replaced the first's callback: `first` never settled.
+      let timer: NodeJS.Timeout | undefined;
+      const settled = await Promise.race([
+        Promise.all([first, second]).then(() => "both"),
+        new Promise((r) => {
+          timer = setTimeout(r, 5000, "timed out");
+        }),
+      ]);
+      clearTimeout(timer);
+      assert.equal(settled, "both");
+      assert.equal(ended, null, "the write ended first, without error");
+      assert.equal(flagsOfDescriptorsOn(path).length, 1, "the O_DIRECT descriptor is closed");
+      assert.deepEqual(new Uint8Array(readFileSync(path)), pattern(3, IO_BUFFER_BYTES));
+    }));
+
   for (const directWrites of [true, false]) {
     it(`an upload's and a download's part files, directWrites ${directWrites}`, async () => {
       const rig = await memoryRig(transferCodec("raw"), directWrites ? {} : { directWrites });
@@ -160,11 +185,13 @@ describe("file writes", () => {
         const direct = directWrites && takesDirect(rig.local);
         const data = pattern(3, 4 * 1024 * 1024);
         const MiB = 1024 * 1024;
-        // The upload's source waits, half-way, until the server has the part file open.
+        // The upload's source waits, half-way, until the server has the part file open (and,
+        // where the file system takes O_DIRECT, its second descriptor: opened just after).
+        const want = direct ? 2 : 1;
         let upFlags: number[] = [];
         async function* halves() {
           yield data.subarray(0, 2 * MiB);
-          for (let i = 0; i < 200 && upFlags.length === 0; i++) {
+          for (let i = 0; i < 200 && upFlags.length < want; i++) {
             await new Promise((r) => setTimeout(r, 10));
             upFlags = flagsOfDescriptorsOn(/\.part$/);
           }
@@ -184,11 +211,7 @@ describe("file writes", () => {
         });
         assert.equal(sha256(dest), sha256(data));
         for (const flags of [upFlags, downFlags]) {
-          assert.equal(
-            flags.length,
-            direct ? 2 : 1,
-            "the part's own descriptor (and an O_DIRECT one)",
-          );
+          assert.equal(flags.length, want, "the part's own descriptor (and an O_DIRECT one)");
           assert.equal(flags.filter((f) => (f & O_DIRECT) !== 0).length, direct ? 1 : 0);
         }
         assert.deepEqual(flagsOfDescriptorsOn(/part$/), [], "every descriptor closed");
