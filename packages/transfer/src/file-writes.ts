@@ -1,6 +1,21 @@
 import { close, constants, open } from "node:fs";
+import { Code, NearwireError } from "@nearwire/core";
 import { writeAll } from "./fd-io.js";
 import { alignedForDirectIo, DIRECT_IO_ALIGN } from "./io-buffers.js";
+
+/**
+ * The `directWrites` option of a server or a download, checked: true when absent (whole batches
+ * past the page cache), INVALID_ARGUMENT when it is not a boolean.
+ */
+export function directWritesOption(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== "boolean")
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `directWrites ${JSON.stringify(value)} is not true or false`,
+    );
+  return value;
+}
 
 /**
  * The writes of a received file (the server's partial upload, the client's download part):
@@ -27,6 +42,8 @@ export class FileWrites {
   /** Writes in flight: the O_DIRECT descriptor is closed only once none is. */
   private inFlight = 0;
   private onIdle: (() => void) | undefined;
+  /** The {@link close} under way or done: every call gets this one. */
+  private closing: Promise<void> | undefined;
 
   private constructor(private readonly fd: number) {}
 
@@ -91,10 +108,10 @@ export class FileWrites {
 
   /**
    * Closes the O_DIRECT descriptor once no write is in flight (resolves when it is closed); the
-   * file's own stays open.
+   * file's own stays open. A second call gets the first one's promise.
    */
   close(): Promise<void> {
-    return new Promise((resolve) => {
+    this.closing ??= new Promise((resolve) => {
       const go = (): void => {
         this.onIdle = undefined;
         const dfd = this.direct;
@@ -105,5 +122,6 @@ export class FileWrites {
       if (this.inFlight === 0) go();
       else this.onIdle = go;
     });
+    return this.closing;
   }
 }

@@ -1,5 +1,6 @@
 import type { Client, ClientConnection, Codec } from "@nearwire/core";
 import { Code, NearwireError } from "@nearwire/core";
+import { directWritesOption } from "../file-writes.js";
 import {
   DEFAULT_CHUNK_BYTES,
   DEFAULT_MAX_CHUNK_BYTES,
@@ -106,11 +107,7 @@ export function createTransferClient(options: TransferClientOptions): TransferCl
     async download(name, dest, opts = {}) {
       checkName(name);
       const chunkBytes = checkChunkBytes(opts.chunkBytes ?? defaultChunkBytes);
-      if (opts.directWrites !== undefined && typeof opts.directWrites !== "boolean")
-        throw new NearwireError(
-          Code.InvalidArgument,
-          `directWrites ${JSON.stringify(opts.directWrites)} is not true or false`,
-        );
+      directWritesOption(opts.directWrites);
       return retrying(typeof dest === "string", opts, () =>
         typeof dest === "string"
           ? downloadToPath(rpc, name, dest, chunkBytes, opts)

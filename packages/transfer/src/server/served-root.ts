@@ -1,5 +1,6 @@
 import { realpathSync, statSync } from "node:fs";
 import { Code, NearwireError } from "@nearwire/core";
+import { directWritesOption } from "../file-writes.js";
 import {
   DEFAULT_CHUNK_BYTES,
   DEFAULT_MAX_CHUNK_BYTES,
@@ -102,12 +103,7 @@ export function createServedRoot(options: TransferHandlersOptions): ServedRoot {
       Code.InvalidArgument,
       `durable ${JSON.stringify(durable)} is not one of ${DURABILITY.join(", ")}`,
     );
-  const directWrites = options.directWrites ?? true;
-  if (typeof directWrites !== "boolean")
-    throw new NearwireError(
-      Code.InvalidArgument,
-      `directWrites ${JSON.stringify(directWrites)} is not true or false`,
-    );
+  const directWrites = directWritesOption(options.directWrites);
   return {
     realRoot,
     rootId,
