@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { describe, it } from "node:test";
+import type { Durability } from "@nearwire/transfer";
 import { coreLoopMs } from "../src/measure/core-speed.js";
 import { escapeHtml, tableHtml } from "../src/report/html-report.js";
 import { runTransferBench, type TransferReport } from "../src/transfer/transfer-bench.js";
@@ -322,6 +323,62 @@ describe("transfer report", () => {
     assert.equal(uds[col("server JS thread s")], "0.40");
   });
 
+  it("another durability: said in the method and notes; its fsync targets shown, not judged", () => {
+    const full = transferTables(fixture());
+    for (const durable of ["commit", "none"] as const) {
+      const report = { ...fixture(), durable };
+      const tables = transferTables(report);
+      const targets = found(
+        tables.find((t) => t.title.includes("targets")),
+        "targets",
+      );
+      const row = (prefix: string) =>
+        found(
+          targets.rows.find((r) => (r[0] as string).startsWith(prefix)),
+          prefix,
+        );
+      // The ratio is still there (0.80×); the verdict is not given.
+      assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.8× cp + fsync"), [
+        `uds/raw/file-upload-1GiB ≥ 0.8× cp + fsync (default durability; this run: durable ${durable}, not judged)`,
+        "0.80×",
+        "—",
+      ]);
+      // Targets that do not depend on durability are judged as in a default run.
+      const judged = (t: typeof targets) =>
+        t.rows.filter((r) => !/\+ fsync|uploads\/s|go-netrpc/.test(r[0] as string));
+      assert.deepEqual(
+        judged(targets),
+        judged(
+          found(
+            full.find((t) => t.title.includes("targets")),
+            "",
+          ),
+        ),
+      );
+      // The seed's uploads/s on the disk is a target with fsync: judged under commit (the commit
+      // fsyncs), not under none.
+      // The bare pipeline fsyncs at the end, as a commit does: like for like unless none.
+      assert.equal(
+        row("uds/raw/file-upload-1GiB ≥ 0.75× bare pipeline + fsync")[2],
+        durable === "none" ? "—" : "met",
+      );
+      const seed = row("uds/raw/2MiBx10 ≥ 150 uploads/s");
+      assert.equal(seed[2], durable === "none" ? "—" : "NOT met");
+      assert.match(transferMethod(report), new RegExp(`durable: "${durable}"`));
+      const large = found(
+        tables.find((t) => t.title.includes("large files")),
+        "large",
+      );
+      assert.match(large.note, new RegExp(`durable: ${durable}: no f`));
+      assert.doesNotMatch(large.note, /commits it \(fdatasync every 8 MiB/);
+      assert.equal(
+        /the nearwire rows of this run did not fsync/.test(large.note),
+        durable === "none",
+      );
+    }
+    assert.doesNotMatch(transferMethod(fixture()), /durable/, "the default is not mentioned");
+  });
+
   it("the cores' speed at both ends, and a core more than 10 % slower than the other named", () => {
     const report = fixture();
     assert.doesNotMatch(transferMethod(report), /Core speed/, "not measured: not mentioned");
@@ -377,7 +434,9 @@ describe("transfer runs", () => {
       profile: "small",
       pin: false,
       out: (l) => lines.push(l),
+      durable: "commit",
     });
+    assert.equal(report.durable, "commit");
     const run = report.runs[0];
     assert.ok(run);
     assert.equal(run.error, undefined);
@@ -387,6 +446,26 @@ describe("transfer runs", () => {
     assert.ok(run.server.peakRssBytes > 0);
     assert.match(lines[0] ?? "", /memory-upload-8MiB .* GB\/s/);
     assert.deepEqual(mine(), before);
+  });
+
+  it("the durability reaches the server: one it refuses fails the row with its error", async () => {
+    const spec: TransferCase = {
+      kind: "large",
+      key: "transfer-large:uds/raw/memory-upload-1MiB",
+      transport: "uds",
+      codec: "raw",
+      direction: "upload",
+      where: "memory",
+      bytes: MiB,
+      concurrency: 1,
+    };
+    const report = await runTransferBench([spec], {
+      profile: "small",
+      pin: false,
+      out: () => {},
+      durable: "weekly" as Durability,
+    });
+    assert.match(report.runs[0]?.error ?? "", /durable "weekly" is not one of full, commit, none/);
   });
 
   it("the core-speed loop runs pinned on each core and times it", () => {
@@ -409,9 +488,11 @@ describe("transfer runs", () => {
       assert.equal(await runTransferCommand(["--small", "--full"]), 2);
       assert.equal(await runTransferCommand(["--filter", "("]), 2);
       assert.equal(await runTransferCommand(["--bogus"]), 2);
+      assert.equal(await runTransferCommand(["--durable", "weekly"]), 2);
     } finally {
       process.stderr.write = write;
     }
     assert.match(err, /--small and --full together/);
+    assert.match(err, /--durable weekly: not one of full, commit, none/);
   });
 });

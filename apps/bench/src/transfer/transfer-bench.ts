@@ -15,6 +15,7 @@ import {
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Durability } from "@nearwire/transfer";
 import { coreLoopMs } from "../measure/core-speed.js";
 import { buildGoBench, type GoBuild } from "../measure/go-build.js";
 import { runGoSeed } from "./go-seed.js";
@@ -79,6 +80,8 @@ export interface TransferReport {
   coreLoopMs?: { start: number[]; end: number[] };
   /** Logical cores of the machine. */
   cores: number;
+  /** The servers' `durable` option (`--durable`); absent in reports from before it: "full". */
+  durable?: Durability;
   runs: TransferRun[];
 }
 
@@ -87,6 +90,8 @@ export interface TransferBenchSettings {
   profile: TransferProfile;
   pin: boolean;
   out: (line: string) => void;
+  /** The servers' `durable` option (default "full", the transfer servers' own default). */
+  durable?: Durability;
 }
 
 const here = fileURLToPath(import.meta.url);
@@ -240,6 +245,7 @@ export async function runTransferBench(
       ? {}
       : { coreLoopMs: { start: loopAtStart, end: loopAtEnd } }),
     cores,
+    durable: settings.durable ?? "full",
     runs,
   };
 }
@@ -256,12 +262,14 @@ class Rig {
   readonly timing: (typeof SEED_TIMING)[keyof typeof SEED_TIMING];
   readonly clientCore: number | undefined;
   readonly serverCore: number | undefined;
+  readonly durable: Durability;
   readonly #children = new Set<Child>();
   #n = 0;
 
   constructor(settings: TransferBenchSettings) {
     this.timing = SEED_TIMING[settings.profile];
     [this.clientCore, this.serverCore] = settings.pin ? [0, 1] : [undefined, undefined];
+    this.durable = settings.durable ?? "full";
     this.fileRoot = join(this.work, "root");
     mkdirSync(this.fileRoot);
     this.memRoot = this.memoryDir === undefined ? undefined : join(this.memoryDir, "root");
@@ -434,6 +442,7 @@ async function runTransfer(
       codec: spec.codec,
       address,
       root,
+      durable: rig.durable,
       spec,
     } satisfies ServeArgs,
     serverCore,

@@ -23,6 +23,7 @@ import {
   createTransferClient,
   createTransferHandlers,
   DOWNLOAD_PART_SUFFIX,
+  type Durability,
   TransferService,
 } from "@nearwire/transfer";
 import { transferCodec } from "@nearwire/transfer/codecs";
@@ -64,6 +65,8 @@ export interface ServeArgs {
   codec: string;
   address: string;
   root: string;
+  /** The server's `durable` option. */
+  durable: Durability;
   /** The case (its kind decides the byte window: {@link tuningFor}). */
   spec: TransferCase;
 }
@@ -190,9 +193,13 @@ function tuningFor(spec: TransferCase): { creditWindowBytes?: number } {
 async function serve(args: ServeArgs): Promise<void> {
   const make = await transportOf(args.transport);
   const server = make(args.address, tuningFor(args.spec)).createServer();
-  server.addService(TransferService, createTransferHandlers({ root: args.root }), {
-    codec: transferCodec(args.codec),
-  });
+  server.addService(
+    TransferService,
+    createTransferHandlers({ root: args.root, durable: args.durable }),
+    {
+      codec: transferCodec(args.codec),
+    },
+  );
   await server.listen();
   send({ t: "ready", address: server.address });
   await next("mark");

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import type { Durability } from "@nearwire/transfer";
 import { type BenchOptions, list, regex, withEmptyOptionalValues } from "../cli/args.js";
 import { findGo } from "../measure/go-build.js";
 import { defaultPin, machineInfo } from "../measure/machine.js";
@@ -28,6 +29,8 @@ pipeline, and RSS growth for 1 GiB and for 10 concurrent 100 MiB transfers. Abou
   --filter <regex>        keep cases whose key (transfer-seed:uds/raw/2MiBx10, ...) matches
   --transports <list>     uds,tcp,grpc-uds,shm-ring-spin,shm-ring-adaptive,shm-ring-park,go-netrpc
   --codecs <list>         json,msgpack,protobuf,flatbuffers,raw
+  --durable <mode>        the servers' durable option: full (the default: a checkpoint every
+                          8 MiB), commit (fsync at the commit only) or none (no fsync)
   --pin / --no-pin        server on core 1, client on core 0 (default: on when possible)
   --json [file]           the report as JSON (default apps/bench/out/<timestamp>/transfer.json)
   --markdown [file]       the report as Markdown (default .../transfer.md); "-" for stdout
@@ -46,6 +49,7 @@ const TRANSFER_TRANSPORTS = [
   "shm-ring-park",
 ];
 const TRANSFER_CODECS = ["json", "msgpack", "protobuf", "flatbuffers", "raw"];
+const DURABILITY: readonly Durability[] = ["full", "commit", "none"];
 
 /** Selection of transfer cases (shared with the main run). */
 export interface TransferSelection {
@@ -83,6 +87,8 @@ export async function runTransferCommand(argv: readonly string[]): Promise<numbe
     values = parse(withEmptyOptionalValues(argv, OPTIONAL_VALUE)).values;
     if (values.small === true && values.full === true)
       throw new Error("--small and --full together");
+    if (values.durable !== undefined && !DURABILITY.includes(values.durable as Durability))
+      throw new Error(`--durable ${values.durable}: not one of ${DURABILITY.join(", ")}`);
   } catch (err) {
     process.stderr.write(`nearwire-bench transfer: ${(err as Error).message}\n\n${TRANSFER_USAGE}`);
     return 2;
@@ -112,13 +118,14 @@ export async function runTransferCommand(argv: readonly string[]): Promise<numbe
     return 0;
   }
   const machine = machineInfo();
+  const durable = (values.durable ?? "full") as Durability;
   const pin =
     (values.pin === true ? true : values["no-pin"] === true ? false : defaultPin(machine)) &&
     machine.tasksetAvailable;
   out(
-    `nearwire-bench transfer  node ${machine.node}  cpu "${machine.cpuModel}" x${machine.cores}  profile ${profile}  ${cases.length} case(s)  pinning ${pin ? "on" : "off"}`,
+    `nearwire-bench transfer  node ${machine.node}  cpu "${machine.cpuModel}" x${machine.cores}  profile ${profile}  ${cases.length} case(s)  pinning ${pin ? "on" : "off"}${durable === "full" ? "" : `  durable ${durable}`}`,
   );
-  const report = await runTransferBench(cases, { profile, pin, out });
+  const report = await runTransferBench(cases, { profile, pin, out, durable });
   printTransferTables(report, out);
   const stamp = report.startedAt.replace(/[:.]/g, "-");
   const none = values.json === undefined && values.markdown === undefined;
@@ -166,6 +173,7 @@ function parse(args: string[]) {
       filter: { type: "string" },
       transports: { type: "string" },
       codecs: { type: "string" },
+      durable: { type: "string" },
       pin: { type: "boolean" },
       "no-pin": { type: "boolean" },
       json: { type: "string" },

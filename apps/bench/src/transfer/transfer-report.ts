@@ -43,6 +43,15 @@ const mainS = (f: TransferRun["client"]) =>
   f?.mainThreadCpuUs === undefined ? undefined : f.mainThreadCpuUs / 1e6;
 const seconds = (s: number | undefined) => (s === undefined ? "—" : s.toFixed(2));
 const idOf = (r: TransferRun) => r.spec.key.slice(r.spec.key.indexOf(":") + 1);
+/** The servers' `durable` option in this run (reports from before `--durable`: "full"). */
+const durableOf = (report: TransferReport) => report.durable ?? "full";
+
+/** What a server's commit of an upload syncs, by `durable`. */
+const COMMIT_SYNCS = {
+  full: "fdatasync every 8 MiB, fsync + rename at the end",
+  commit: "durable: commit: no fdatasync while data arrives, fsync + rename at the end",
+  none: "durable: none: no fsync, a rename at the end",
+} as const;
 
 /**
  * The seed note's last sentence when this run has the Go yardstick (`go-netrpc`, fsync per commit
@@ -54,7 +63,7 @@ function goRatio(report: TransferReport): string {
   // Like for like: nearwire rows that write to the same disk as Go (not the -tmpfs ones).
   const best = fastestSeed(report.runs, false);
   if (go === undefined || best === undefined || !(uploadRate(go) > 0)) return "";
-  return ` go-* rows: the same scenario in Go net/rpc (gob, one call per chunk; apps/bench/go/netrpc_*.go) on this machine, with and without fsync. The fastest nearwire row on the same disk, ${idOf(best)}, does ${fmt3(uploadRate(best) / uploadRate(go))}× the uploads/s of go-netrpc (fsync per commit, as the nearwire rows).`;
+  return ` go-* rows: the same scenario in Go net/rpc (gob, one call per chunk; apps/bench/go/netrpc_*.go) on this machine, with and without fsync. The fastest nearwire row on the same disk, ${idOf(best)}, does ${fmt3(uploadRate(best) / uploadRate(go))}× the uploads/s of go-netrpc (fsync per commit, ${durableOf(report) === "none" ? "which the nearwire rows of this run skipped: durable none" : "as the nearwire rows"}).`;
 }
 
 type SeedRun = TransferRun & { spec: { kind: "seed" } };
@@ -114,7 +123,7 @@ function seedTable(report: TransferReport): Table {
   const t = report.seedTiming;
   return {
     title: "Transfer: the published scenario (2 MiB uploads, 10 concurrent clients)",
-    note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (one upload call per file — below the client's resumeFromBytes, 4 MiB, it asks no status first — 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with fsync + rename per commit; -tmpfs rows: the server's root on /dev/shm, tmpfs, where fsync costs nothing); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.${goRatio(report)}`,
+    note: `10 clients, each on its own connection, upload a 2 MiB buffer again and again (one upload call per file — below the client's resumeFromBytes, 4 MiB, it asks no status first — 64 KiB chunks, CRC-32C per chunk, SHA-256, server writes to ${report.fileDir} with ${durableOf(report) === "none" ? "a rename and no fsync (durable: none)" : "fsync + rename"} per commit; -tmpfs rows: the server's root on /dev/shm, tmpfs, where fsync costs nothing); ${t.warmupMs} ms warm-up, then a ${t.durationMs} ms window. Latency = one upload end to end. Peak RSS = the process's high-water mark (VmHWM), shm-ring rows include the shared rings (8 MiB per connection) they touch. CPU = ms per upload.${goRatio(report)}`,
     headers: [
       "transport/codec/file × clients",
       "uploads/s",
@@ -206,7 +215,7 @@ function largeTable(report: TransferReport): Table {
   }
   return {
     title: "Transfer: large files, one way",
-    note: `GB/s = 10^9 B/s of payload. file-* = file to file on ${report.fileDir}: an upload reads a file (through the page cache) and the server commits it (fdatasync every 8 MiB, fsync + rename at the end); a download writes a .nearwire-part file, fsyncs and renames it; the receiving side writes whole 512 KiB batches past the page cache (O_DIRECT, transfer's default directWrites) where the file system takes it. memory-* = a generated source or a discarding Writable on the client (downloads with lendChunks: the sink calls back at once, so the client reuses its buffers), the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); nearwire rows fsync, so the fsync columns are the like-for-like ones. floor-file / floor-memory = a receiving server's own work without a transfer, one process on the server's core: CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes (O_DIRECT where the file system takes it, as the rows), an fdatasync every 8 MiB and an fsync at the end, into the file rows' root and the memory rows' root (server columns): no row's server can cost less per GiB. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. Byte window (uds, shm-ring): the transports' default, 2 MiB, for one transfer; 512 KiB on both ends for many-* and the 2 MiB × 10 rows, as the transfer README advises for many at once. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 32 MiB. CPU s = the whole process; JS thread s = its JavaScript thread alone (Linux), without the thread pool's file writes and the GC helper threads: the kernel's cost of putting written bytes into the page cache (tmpfs roots, and writes that cannot go past it) lands there and swings several-fold between runs on a VM (0.2–1.9 s per GiB measured here for the same 512 KiB writes), so the JS thread is the steadier figure of what nearwire's code costs.`,
+    note: `GB/s = 10^9 B/s of payload. file-* = file to file on ${report.fileDir}: an upload reads a file (through the page cache) and the server commits it (${COMMIT_SYNCS[durableOf(report)]}); a download writes a .nearwire-part file, fsyncs and renames it; the receiving side writes whole 512 KiB batches past the page cache (O_DIRECT, transfer's default directWrites) where the file system takes it. memory-* = a generated source or a discarding Writable on the client (downloads with lendChunks: the sink calls back at once, so the client reuses its buffers), the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); ${durableOf(report) === "none" ? "the nearwire rows of this run did not fsync (durable: none), so the columns without fsync are the like-for-like ones" : "nearwire rows fsync, so the fsync columns are the like-for-like ones"}. floor-file / floor-memory = a receiving server's own work without a transfer, one process on the server's core: CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes (O_DIRECT where the file system takes it, as the rows), an fdatasync every 8 MiB and an fsync at the end, into the file rows' root and the memory rows' root (server columns): no row's server can cost less per GiB. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. Byte window (uds, shm-ring): the transports' default, 2 MiB, for one transfer; 512 KiB on both ends for many-* and the 2 MiB × 10 rows, as the transfer README advises for many at once. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 32 MiB. CPU s = the whole process; JS thread s = its JavaScript thread alone (Linux), without the thread pool's file writes and the GC helper threads: the kernel's cost of putting written bytes into the page cache (tmpfs roots, and writes that cannot go past it) lands there and swings several-fold between runs on a VM (0.2–1.9 s per GiB measured here for the same 512 KiB writes), so the JS thread is the steadier figure of what nearwire's code costs.`,
     headers: [
       "case",
       "GB/s",
@@ -236,10 +245,16 @@ function targetsTable(report: TransferReport): Table {
   const cpFsync = base("cp-fsync");
   const bareFsync = base("bare-net-uds-fsync");
   const verdict = (ok: boolean | undefined) => (ok === undefined ? "—" : ok ? "met" : "NOT met");
+  const durable = durableOf(report);
   const ratioRow = (id: string, g: number, to: number | undefined, min: number, of: string) => {
     if (to !== undefined)
       rows.push([`${id} ≥ ${min}× ${of}`, fmtRatio(g / to), verdict(g / to >= min)]);
   };
+  // A target set for the default durability is not judged in a run with another (—).
+  const cpFsyncOf =
+    durable === "full"
+      ? "cp + fsync (default durability)"
+      : `cp + fsync (default durability; this run: durable ${durable}, not judged)`;
   const large = runs.filter(
     (r): r is TransferRun & { spec: { kind: "large" } } => r.spec.kind === "large",
   );
@@ -265,8 +280,17 @@ function targetsTable(report: TransferReport): Table {
         verdict(cpu === undefined ? undefined : cpu <= limit),
       ]);
     }
-    ratioRow(id, g, cpFsync, 0.8, "cp + fsync (default durability)");
-    if (!shm) ratioRow(id, g, bareFsync, 0.75, "bare pipeline + fsync");
+    if (durable === "full") ratioRow(id, g, cpFsync, 0.8, cpFsyncOf);
+    else if (cpFsync !== undefined)
+      rows.push([`${id} ≥ 0.8× ${cpFsyncOf}`, fmtRatio(g / cpFsync), "—"]);
+    if (shm) continue;
+    if (durable !== "none") ratioRow(id, g, bareFsync, 0.75, "bare pipeline + fsync");
+    else if (bareFsync !== undefined)
+      rows.push([
+        `${id} ≥ 0.75× bare pipeline + fsync (this run: durable none, not judged)`,
+        fmtRatio(g / bareFsync),
+        "—",
+      ]);
   }
   for (const r of large) {
     if (r.spec.where !== "memory" || !r.spec.transport.startsWith("shm-ring")) continue;
@@ -275,7 +299,7 @@ function targetsTable(report: TransferReport): Table {
     rows.push([`${idOf(r)} ≥ 0.8 GB/s`, `${g.toFixed(2)} GB/s`, verdict(g >= 0.8)]);
   }
   floorRows(runs, rows);
-  seedTargets(runs, rows, verdict);
+  seedTargets(runs, rows, verdict, durable !== "none");
   for (const r of runs) {
     if (r.spec.kind !== "many" && !(r.spec.kind === "large" && r.spec.bytes >= 1024 ** 3)) continue;
     const worst = Math.max(growth(r.client) ?? 0, growth(r.server) ?? 0);
@@ -319,12 +343,14 @@ function floorRows(runs: TransferRun[], rows: string[][]): void {
 
 /**
  * The seed targets: server CPU ≤ 4 ms per upload, ≥ 150 uploads/s on the disk with fsync and
- * ≥ 250/s on tmpfs, ≥ 2× Go net/rpc (fsync, same run): each on the fastest nearwire row.
+ * ≥ 250/s on tmpfs, ≥ 2× Go net/rpc (fsync, same run): each on the fastest nearwire row. The
+ * two with fsync are not judged (—) when the servers did not fsync (`synced` false).
  */
 function seedTargets(
   runs: TransferRun[],
   rows: string[][],
   verdict: (ok: boolean | undefined) => string,
+  synced: boolean,
 ): void {
   const go = seedRuns(runs).find((r) => r.spec.transport === "go-netrpc");
   for (const tmpfs of [false, true]) {
@@ -333,7 +359,12 @@ function seedTargets(
     const id = idOf(best);
     const rate = uploadRate(best);
     const min = tmpfs ? 250 : 150;
-    rows.push([`${id} ≥ ${min} uploads/s`, fmt3(rate), verdict(rate >= min)]);
+    const judged = tmpfs || synced;
+    rows.push([
+      `${id} ≥ ${min} uploads/s${judged ? "" : " (with fsync; this run: durable none, not judged)"}`,
+      fmt3(rate),
+      judged ? verdict(rate >= min) : "—",
+    ]);
     const ms =
       best.server === undefined || !best.count ? undefined : best.server.cpuUs / 1e3 / best.count;
     rows.push([
@@ -343,9 +374,9 @@ function seedTargets(
     ]);
     if (!tmpfs && go !== undefined && uploadRate(go) > 0)
       rows.push([
-        `${id} ≥ 2× go-netrpc`,
+        `${id} ≥ 2× go-netrpc${synced ? "" : " (with fsync; this run: durable none, not judged)"}`,
         fmtRatio(rate / uploadRate(go)),
-        verdict(rate / uploadRate(go) >= 2),
+        synced ? verdict(rate / uploadRate(go) >= 2) : "—",
       ]);
   }
 }
@@ -368,7 +399,7 @@ export function transferMethod(report: TransferReport): string {
       report.runs.flatMap((r) => (r.spec.kind === "seed" ? [] : [sizeLabel(r.spec.bytes)])),
     ),
   ];
-  return `Profile ${report.profile}; every case runs a fresh server process and a fresh client process${report.pin ? " (server on core 1, client on core 0)" : ""}; files under ${report.fileDir}${report.memoryDir === undefined ? "" : `, memory roots under ${report.memoryDir}`}; sizes ${sizes.join(", ") || "—"}; 64 KiB chunks; run ${report.startedAt} → ${report.finishedAt}; 1-minute load average ${report.loadAverage.start.toFixed(1)} at the start (what else ran: near 1 or above, every row is low) and ${report.loadAverage.end.toFixed(1)} at the end on ${report.cores} cores (this one counts the bench's own server, client and threads waiting on fsync).${coreSpeed(report)} Measure it alone with \`nearwire-bench transfer\` (\`--small\`, \`--full\`).`;
+  return `Profile ${report.profile}; every case runs a fresh server process and a fresh client process${report.pin ? " (server on core 1, client on core 0)" : ""}; files under ${report.fileDir}${report.memoryDir === undefined ? "" : `, memory roots under ${report.memoryDir}`}; sizes ${sizes.join(", ") || "—"}; 64 KiB chunks; run ${report.startedAt} → ${report.finishedAt}; 1-minute load average ${report.loadAverage.start.toFixed(1)} at the start (what else ran: near 1 or above, every row is low) and ${report.loadAverage.end.toFixed(1)} at the end on ${report.cores} cores (this one counts the bench's own server, client and threads waiting on fsync).${durableOf(report) === "full" ? "" : ` Servers ran with durable: "${durableOf(report)}" (\`--durable\`; the default is "full"): a target set for the default durability is shown, not judged (—).`}${coreSpeed(report)} Measure it alone with \`nearwire-bench transfer\` (\`--small\`, \`--full\`).`;
 }
 
 /**
