@@ -18,6 +18,7 @@ export { TRANSFER_CODEC_NAMES } from "./codecs/names.js";
 export { DOWNLOAD_PART_SUFFIX } from "./limits.js";
 export { createTransferHandlers } from "./server/handlers.js";
 export type { Durability, TransferHandlersOptions } from "./server/served-root.js";
+export { DURABILITY_MODES } from "./server/served-root.js";
 export type {
   DownloadChunk,
   DownloadRequest,

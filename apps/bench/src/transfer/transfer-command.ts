@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { Durability } from "@nearwire/transfer";
+import { DURABILITY_MODES, type Durability } from "@nearwire/transfer";
 import { type BenchOptions, list, regex, withEmptyOptionalValues } from "../cli/args.js";
 import { findGo } from "../measure/go-build.js";
 import { defaultPin, machineInfo } from "../measure/machine.js";
@@ -49,7 +49,6 @@ const TRANSFER_TRANSPORTS = [
   "shm-ring-park",
 ];
 const TRANSFER_CODECS = ["json", "msgpack", "protobuf", "flatbuffers", "raw"];
-const DURABILITY: readonly Durability[] = ["full", "commit", "none"];
 
 /** Selection of transfer cases (shared with the main run). */
 export interface TransferSelection {
@@ -87,8 +86,8 @@ export async function runTransferCommand(argv: readonly string[]): Promise<numbe
     values = parse(withEmptyOptionalValues(argv, OPTIONAL_VALUE)).values;
     if (values.small === true && values.full === true)
       throw new Error("--small and --full together");
-    if (values.durable !== undefined && !DURABILITY.includes(values.durable as Durability))
-      throw new Error(`--durable ${values.durable}: not one of ${DURABILITY.join(", ")}`);
+    if (values.durable !== undefined && !DURABILITY_MODES.includes(values.durable as Durability))
+      throw new Error(`--durable ${values.durable}: not one of ${DURABILITY_MODES.join(", ")}`);
   } catch (err) {
     process.stderr.write(`nearwire-bench transfer: ${(err as Error).message}\n\n${TRANSFER_USAGE}`);
     return 2;

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { TRANSFER_CODEC_NAMES, type TransferCodecName } from "../codecs/names.js";
 import { DEFAULT_MAX_CHUNK_BYTES } from "../limits.js";
-import type { Durability } from "../server/served-root.js";
+import { DURABILITY_MODES, type Durability } from "../server/served-root.js";
 import { RETRY_BASE_MS, RETRY_MAX_MS } from "./backoff.js";
 import { DEFAULT_ADDRESS } from "./transport.js";
 
@@ -139,8 +139,8 @@ function invocation(
     if (values.root === undefined) throw new Error("serve needs --root DIR");
     const syncEveryBytes = whole("sync-every-bytes", values["sync-every-bytes"], 0);
     const durable = values.durable;
-    if (durable !== undefined && !["full", "commit", "none"].includes(durable))
-      throw new Error(`--durable ${durable} is not one of full, commit, none`);
+    if (durable !== undefined && !(DURABILITY_MODES as readonly string[]).includes(durable))
+      throw new Error(`--durable ${durable} is not one of ${DURABILITY_MODES.join(", ")}`);
     return {
       ...common,
       command,

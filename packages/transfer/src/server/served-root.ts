@@ -52,10 +52,11 @@ export interface TransferHandlersOptions {
   downloadChunkBytes?: number;
 }
 
-/** See {@link TransferHandlersOptions.durable}. */
-export type Durability = "full" | "commit" | "none";
+/** The values of {@link TransferHandlersOptions.durable}, from the most durable. */
+export const DURABILITY_MODES = ["full", "commit", "none"] as const;
 
-const DURABILITY: readonly Durability[] = ["full", "commit", "none"];
+/** See {@link TransferHandlersOptions.durable}. */
+export type Durability = (typeof DURABILITY_MODES)[number];
 
 /** The limits of one served root, with the defaults filled in. */
 export interface ServedLimits {
@@ -98,10 +99,10 @@ export function createServedRoot(options: TransferHandlersOptions): ServedRoot {
     throw localFsError(err, shown);
   }
   const durable = options.durable ?? "full";
-  if (!DURABILITY.includes(durable))
+  if (!DURABILITY_MODES.includes(durable))
     throw new NearwireError(
       Code.InvalidArgument,
-      `durable ${JSON.stringify(durable)} is not one of ${DURABILITY.join(", ")}`,
+      `durable ${JSON.stringify(durable)} is not one of ${DURABILITY_MODES.join(", ")}`,
     );
   const directWrites = directWritesOption(options.directWrites);
   return {
