@@ -339,7 +339,7 @@ describe("transfer report", () => {
         );
       // The ratio is still there (0.80×); the verdict is not given.
       assert.deepEqual(row("uds/raw/file-upload-1GiB ≥ 0.8× cp + fsync"), [
-        `uds/raw/file-upload-1GiB ≥ 0.8× cp + fsync (default durability; this run: durable ${durable}, not judged)`,
+        `uds/raw/file-upload-1GiB ≥ 0.8× cp + fsync (default durability), not judged: this run had durable ${durable}`,
         "0.80×",
         "—",
       ]);
