@@ -188,8 +188,7 @@ describe("uds channel provider", () => {
     assert.equal(ch.maxPayloadBytes, 2 * 1024 * 1024);
     await new Promise((r) => setImmediate(r));
     assert.equal(accepted?.maxPayloadBytes, 2 * 1024 * 1024);
-    await ch.close();
-    await accepted?.close();
+    await Promise.all([ch.close(), accepted?.close()]);
     await listener.close();
   });
 
