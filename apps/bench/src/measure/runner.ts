@@ -326,6 +326,10 @@ export class Orchestrator {
         ...(load === undefined ? {} : { loadAverage1m: load }),
         ...(other === undefined ? {} : { otherCpuCores: other }),
       };
+    } catch (err) {
+      // A client still waiting (its address, "go") exits now instead of after stop's grace.
+      client?.send({ t: "exit" });
+      throw err;
     } finally {
       server.send({ t: "exit" });
       await Promise.all([server.stop(3000), client?.stop(3000)]);
