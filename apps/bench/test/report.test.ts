@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { envSuffix, runtimeEnv } from "../src/measure/machine.js";
 import { renderCharts } from "../src/report/charts.js";
 import { fmtCount, fmtNs } from "../src/report/format.js";
 import { renderMarkdown } from "../src/report/markdown-report.js";
@@ -43,6 +44,27 @@ test("Markdown report: machine, method, tables with ratios, spread, failures, la
   assert.ok(ref > md.indexOf("## One-way streaming"));
   assert.match(md.slice(ref), /gRPC over UDS \| 47 µs/);
   assert.equal(md.slice(0, ref).includes("47 µs"), false);
+});
+
+test("the environment a run had: the runtime's variables that were set, in the machine table", () => {
+  const set = runtimeEnv({
+    NODE_OPTIONS: "--max-old-space-size=512",
+    UV_USE_IO_URING: "1",
+    UV_THREADPOOL_SIZE: "",
+    PATH: "/usr/bin",
+  });
+  // In RUNTIME_ENV_VARS' order; an empty value is unset; other variables are not named.
+  assert.deepEqual(set, ["UV_USE_IO_URING=1", "NODE_OPTIONS=--max-old-space-size=512"]);
+  assert.deepEqual(runtimeEnv({ PATH: "/usr/bin" }), []);
+  assert.equal(
+    envSuffix({ env: set }),
+    "  env UV_USE_IO_URING=1 NODE_OPTIONS=--max-old-space-size=512",
+  );
+  assert.equal(envSuffix({}), "");
+  const r = fixtureReport();
+  assert.doesNotMatch(renderMarkdown(r, []), /\| environment \|/);
+  r.machine.env = ["UV_USE_IO_URING=1"];
+  assert.match(renderMarkdown(r, []), /\| environment \| UV_USE_IO_URING=1 \|/);
 });
 
 test("SVG charts: well-formed, labelled, legend, log axis, no NaN", () => {

@@ -6,7 +6,11 @@ import type { Durability } from "@nearwire/transfer";
 import { coreLoopMs } from "../src/measure/core-speed.js";
 import { escapeHtml, tableHtml } from "../src/report/html-report.js";
 import { runTransferBench, type TransferReport } from "../src/transfer/transfer-bench.js";
-import { runTransferCommand, TRANSFER_USAGE } from "../src/transfer/transfer-command.js";
+import {
+  runTransferCommand,
+  TRANSFER_USAGE,
+  transferMarkdownHead,
+} from "../src/transfer/transfer-command.js";
 import {
   GO_SEED_TRANSPORTS,
   type TransferCase,
@@ -393,6 +397,29 @@ describe("transfer report", () => {
     report.coreLoopMs = { start: [100, 101], end: [150, 100] };
     assert.match(transferMethod(report), /At the end, core 0 ran it 50 % slower than core 1/);
     assert.doesNotMatch(transferMethod(report), /At the start/);
+  });
+
+  it("the Markdown file's head: the command, the machine, and the environment when one was set", () => {
+    const machine = {
+      node: "v20.0.0",
+      v8: "11",
+      cpuModel: "Test CPU",
+      cores: 2,
+      kernel: "6.0",
+      platform: "linux",
+      arch: "x64",
+      totalMemBytes: 4 * 1024 ** 3,
+      tasksetAvailable: true,
+    };
+    const head = transferMarkdownHead(["transfer", "--small"], machine);
+    assert.match(
+      head,
+      /^# nearwire-bench transfer\n\nCommand `nearwire-bench transfer --small`; Test CPU ×2, Node\.js v20\.0\.0, linux 6\.0\.$/,
+    );
+    assert.match(
+      transferMarkdownHead(["transfer"], { ...machine, env: ["UV_USE_IO_URING=1"] }),
+      /linux 6\.0; environment `UV_USE_IO_URING=1`\.$/,
+    );
   });
 
   it("Markdown and HTML carry the scenario's rows beside the published Go figures", () => {

@@ -21,7 +21,7 @@ import {
 import type { CaseSpec, MessageName } from "../measure/case-spec.js";
 import type { CodecResult } from "../measure/codec-bench.js";
 import { resolveGoRows } from "../measure/go-rows.js";
-import { defaultPin, machineInfo } from "../measure/machine.js";
+import { defaultPin, envSuffix, machineInfo } from "../measure/machine.js";
 import { buildCiMatrix, buildMatrix, type MatrixInput } from "../measure/matrix.js";
 import { loadPlugins } from "../measure/plugins.js";
 import {
@@ -95,7 +95,7 @@ export async function runBench(
   };
   const repeat = options.repeat ?? defaults.repeat;
   io.out(
-    `nearwire-bench  node ${machine.node}  cpu "${machine.cpuModel}" x${machine.cores}  kernel ${machine.kernel}`,
+    `nearwire-bench  node ${machine.node}  cpu "${machine.cpuModel}" x${machine.cores}  kernel ${machine.kernel}${envSuffix(machine)}`,
   );
   io.out(
     `pinning ${pin ? "on (server core 1, client core 0)" : `off${options.pin === true ? " (taskset not available)" : ""}`}  seed ${settings.seed}  duration ${settings.durationMs} ms  warm-up ${settings.warmupMs} ms  repeat ${repeat}`,

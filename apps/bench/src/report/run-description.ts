@@ -13,6 +13,7 @@ export function machineRows(report: BenchReport): [string, string][] {
     ["Node.js", `${m.node} (V8 ${m.v8})`],
     ["pinning", s.pin ? "server on core 1, client on core 0 (taskset)" : "off"],
     ["seed", String(s.seed)],
+    ...(m.env === undefined ? [] : [["environment", m.env.join(" ")] as [string, string]]),
   ];
 }
 

@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import { DURABILITY_MODES, type Durability } from "@nearwire/transfer";
 import { type BenchOptions, list, regex, withEmptyOptionalValues } from "../cli/args.js";
 import { findGo } from "../measure/go-build.js";
-import { defaultPin, machineInfo } from "../measure/machine.js";
+import { defaultPin, envSuffix, type MachineInfo, machineInfo } from "../measure/machine.js";
 import { loadPlugins } from "../measure/plugins.js";
 import { textTable } from "../report/format.js";
 import { runTransferBench, type TransferReport } from "./transfer-bench.js";
@@ -122,7 +122,7 @@ export async function runTransferCommand(argv: readonly string[]): Promise<numbe
     (values.pin === true ? true : values["no-pin"] === true ? false : defaultPin(machine)) &&
     machine.tasksetAvailable;
   out(
-    `nearwire-bench transfer  node ${machine.node}  cpu "${machine.cpuModel}" x${machine.cores}  profile ${profile}  ${cases.length} case(s)  pinning ${pin ? "on" : "off"}${durable === "full" ? "" : `  durable ${durable}`}`,
+    `nearwire-bench transfer  node ${machine.node}  cpu "${machine.cpuModel}" x${machine.cores}  profile ${profile}  ${cases.length} case(s)  pinning ${pin ? "on" : "off"}${durable === "full" ? "" : `  durable ${durable}`}${envSuffix(machine)}`,
   );
   const report = await runTransferBench(cases, { profile, pin, out, durable });
   printTransferTables(report, out);
@@ -147,11 +147,17 @@ export async function runTransferCommand(argv: readonly string[]): Promise<numbe
     mkdirSync(dirname(resolve(mdFile)), { recursive: true });
     writeFileSync(
       mdFile,
-      `# nearwire-bench transfer\n\nCommand \`nearwire-bench ${full.command.join(" ")}\`; ${machine.cpuModel} ×${machine.cores}, Node.js ${machine.node}, ${machine.platform} ${machine.kernel}.\n\n${transferMarkdown(report)}\n`,
+      `${transferMarkdownHead(full.command, machine)}\n\n${transferMarkdown(report)}\n`,
     );
     out(`written: ${mdFile}`);
   }
   return report.runs.some((r) => r.error !== undefined) ? 1 : 0;
+}
+
+/** The Markdown file's title and what it ran: the command, the machine, the environment. */
+export function transferMarkdownHead(command: string[], machine: MachineInfo): string {
+  const env = machine.env === undefined ? "" : `; environment \`${machine.env.join(" ")}\``;
+  return `# nearwire-bench transfer\n\nCommand \`nearwire-bench ${command.join(" ")}\`; ${machine.cpuModel} ×${machine.cores}, Node.js ${machine.node}, ${machine.platform} ${machine.kernel}${env}.`;
 }
 
 /** Prints the transfer tables on the terminal. */
