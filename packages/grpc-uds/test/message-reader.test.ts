@@ -4,6 +4,7 @@ import { Code, NearwireError } from "@nearwire/core";
 import { BufferPool } from "@nearwire/core/transport-kit";
 import type { MessageSink } from "../src/grpc/message-reader.js";
 import { BufferBudget, MessageReader } from "../src/grpc/message-reader.js";
+import { messagePool } from "../src/message-pool.js";
 
 /** A length-prefixed message of `n` bytes (byte i = i mod 251). */
 function prefixed(n: number): Uint8Array {
@@ -118,5 +119,19 @@ describe("MessageReader across DATA payloads", () => {
     );
     for (const [i, m] of got.entries())
       assert.ok(Buffer.from(m).equals(prefixed(sizes[i] as number).subarray(5)), `message ${i}`);
+  });
+
+  it("the connection's message pool keeps ten streams' messages given back at once (a burst)", () => {
+    // Ten transfers' 512 KiB windows of 64 KiB messages, and as many queued: 160 buffers, 10 MiB.
+    const pool = messagePool();
+    const out = Array.from({ length: 160 }, () => pool.make(64 * 1024));
+    for (const b of out) pool.give(b);
+    assert.equal(pool.keptBytes, 160 * 64 * 1024, "all kept: the next burst makes none");
+    for (let i = 0; i < 160; i++) assert.ok(pool.take(64 * 1024), `buffer ${i} from the pool`);
+    assert.equal(pool.take(64 * 1024), undefined);
+    // Past the burst's 16 MiB nothing more is kept.
+    const many = Array.from({ length: 300 }, () => pool.make(64 * 1024));
+    for (const b of many) pool.give(b);
+    assert.equal(pool.keptBytes, 16 * 1024 * 1024);
   });
 });
