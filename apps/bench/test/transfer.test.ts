@@ -45,6 +45,13 @@ describe("transfer plan", () => {
     const keys = transferPlan("full", ALL).map((c) => c.key);
     assert.ok(keys.includes("transfer-large:shm-ring-spin/raw/file-download-1GiB"));
     assert.ok(keys.includes("transfer-many:uds/raw/file-upload-10x100MiB"));
+    // The RSS limit holds for every transport: each has its ten-at-once rows by default.
+    const many = transferPlan("default", ALL)
+      .filter((c) => c.kind === "many")
+      .map((c) => c.key);
+    for (const t of ["uds", "grpc-uds", "shm-ring-adaptive"])
+      for (const d of ["upload", "download"])
+        assert.ok(many.includes(`transfer-many:${t}/raw/file-${d}-10x100MiB`), `${t} ${d}`);
     assert.ok(keys.includes("transfer-large:uds/raw/memory-upload-1GiB-chunk1MiB"));
     const big = transferPlan("full", ALL).find((c) => c.key.endsWith("file-upload-1GiB-chunk1MiB"));
     assert.ok(big?.kind === "large");

@@ -31,7 +31,8 @@ export interface BenchMessages {
 
 /**
  * Settings a bench role gives its transport where the transport has them (others ignore them):
- * the transfer server's byte window (`creditWindowBytes` of `@nearwire/uds` and shm-ring).
+ * a transfer's byte window of one stream, `creditWindowBytes` of `@nearwire/uds` and shm-ring,
+ * `streamWindowBytes` (HTTP/2) of `@nearwire/grpc-uds`.
  */
 export interface TransportTuning {
   creditWindowBytes?: number;
@@ -163,7 +164,14 @@ export async function loadPlugins(only?: readonly PackageName[]): Promise<Plugin
   }
   if (want("@nearwire/grpc-uds")) {
     const { createGrpcTransport } = await import("@nearwire/grpc-uds");
-    const grpc: TransportFactory = (address) => createGrpcTransport({ address });
+    // The byte window is HTTP/2's stream window here (the transfer's ten-at-once rows set it).
+    const grpc: TransportFactory = (address, tuning) =>
+      createGrpcTransport({
+        address,
+        ...(tuning?.creditWindowBytes === undefined
+          ? {}
+          : { streamWindowBytes: tuning.creditWindowBytes }),
+      });
     transports.push(
       {
         id: "grpc-uds",

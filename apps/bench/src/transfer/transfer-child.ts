@@ -179,12 +179,13 @@ async function transportOf(id: string) {
 }
 
 /**
- * The byte window (PROTOCOL.md §5.4) of both ends of a transfer, on the transports that take one
- * (uds, shm-ring), as the transfer README advises: 512 KiB for many transfers at once (the seed
- * scenario's ten clients, ten 100 MiB files), so ten 64 KiB-chunk streams hold 10 × 512 KiB on
- * the way to the receiver instead of 10 × 2 MiB; the transports' default (2 MiB) for one large
- * transfer, which a 512 KiB window held to the pace of the receiver's slowest write: a 1 GiB
- * file upload over uds ran at 0.37–0.38 GB/s with it and 0.43–0.45 without, alternating.
+ * The byte window of one stream at both ends of a transfer (PROTOCOL.md §5.4 on uds and
+ * shm-ring, HTTP/2's stream window on grpc-uds), as the transfer README advises: 512 KiB for
+ * many transfers at once (the seed scenario's ten clients, ten 100 MiB files), so ten 64 KiB-chunk
+ * streams hold 10 × 512 KiB on the way to the receiver instead of 10 × 2 MiB; the transports'
+ * default for one large transfer, which a 512 KiB window held to the pace of the receiver's
+ * slowest write: a 1 GiB file upload over uds ran at 0.37–0.38 GB/s with it and 0.43–0.45
+ * without, alternating.
  */
 function tuningFor(spec: TransferCase): { creditWindowBytes?: number } {
   return spec.kind === "large" ? {} : { creditWindowBytes: 512 * 1024 };
