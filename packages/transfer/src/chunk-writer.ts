@@ -1,4 +1,4 @@
-import { giveIoBuffer, IO_BUFFER_BYTES, takeIoBuffer } from "./io-buffers.js";
+import { giveIoBuffer, IO_BUFFER_BYTES, ioBuffersCrowded, takeIoBuffer } from "./io-buffers.js";
 
 /**
  * Size of a write batch: received chunks are copied into one and it is written to the file
@@ -12,8 +12,8 @@ export const WRITE_BATCH_BYTES = IO_BUFFER_BYTES;
  * download): each chunk is copied into a write batch and a full batch is written while the
  * next one fills, so the loop keeps taking messages (and granting credit) instead of waiting
  * for the disk chunk by chunk, and a received message is done with once copied (its buffer can
- * be lent back). At most `sink.writesInFlight` (default 1) batches being written per transfer,
- * and one filling.
+ * be lent back). At most `sink.writesInFlight` (default 1) batches being written per transfer
+ * (one while the process has many I/O buffers out: {@link ioBuffersCrowded}), and one filling.
  */
 export interface ChunkWriter {
   /**
@@ -47,6 +47,8 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
   /** Writes in flight, and how many may be. */
   let writing = 0;
   const most = Math.max(1, sink.writesInFlight ?? 1);
+  /** No other write may start: `most` are in flight, or one is and the process is crowded. */
+  const busy = (): boolean => writing >= most || (writing > 0 && ioBuffersCrowded());
   let failure: unknown;
   let failed = false;
   let released = false;
@@ -82,7 +84,7 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
       filled += n;
       at += n;
       if (filled === filling.byteLength) {
-        if (writing === most) return at;
+        if (busy()) return at;
         submit();
       }
     }
@@ -95,7 +97,7 @@ export function chunkWriter(sink: BatchSink): ChunkWriter {
       /** Runs now and again each time a write ended, until `data` is all in batches. */
       const go = (): void => {
         if (failed) reject(failure);
-        else if (writing === most) waiting.push(go);
+        else if (busy()) waiting.push(go);
         else {
           if (filled === WRITE_BATCH_BYTES) submit();
           at = copy(data, at);

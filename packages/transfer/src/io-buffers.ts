@@ -82,6 +82,21 @@ export function alignedForDirectIo(b: Uint8Array): boolean {
   return b.byteOffset % DIRECT_IO_ALIGN === 0 && slabs.has(b.buffer);
 }
 
+/**
+ * Buffers out at once in the process past which a transfer keeps only one write in flight
+ * ({@link ioBuffersCrowded}): 16 (8 MiB), what the pool keeps idle.
+ */
+export const SHARED_WRITES_BUFFERS = IDLE_POOL_MAX;
+
+/**
+ * True when the process has {@link SHARED_WRITES_BUFFERS} or more I/O buffers out: many
+ * transfers receive at once, and each one's second write in flight would only add a buffer
+ * (ten uploads: 30 instead of 20) while the disk has ten writes queued already.
+ */
+export function ioBuffersCrowded(): boolean {
+  return inUse >= SHARED_WRITES_BUFFERS;
+}
+
 /** A buffer of {@link IO_BUFFER_BYTES}, from the pool when it has one; give it back once done. */
 export function takeIoBuffer(): Uint8Array {
   inUse++;

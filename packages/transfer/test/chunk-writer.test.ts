@@ -2,6 +2,12 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Code, NearwireError } from "@nearwire/core";
 import { type BatchSink, chunkWriter, WRITE_BATCH_BYTES } from "../src/chunk-writer.js";
+import {
+  giveIoBuffer,
+  ioBuffersCrowded,
+  SHARED_WRITES_BUFFERS,
+  takeIoBuffer,
+} from "../src/io-buffers.js";
 import { countAllocations } from "./support/alloc-count.js";
 
 /**
@@ -128,6 +134,37 @@ describe("chunk writer", () => {
     await g.releaseAll();
     await drainingBoth;
     v.release();
+  });
+
+  it("many receivers at once: a writer keeps one write in flight while the process is crowded", async () => {
+    const n = WRITE_BATCH_BYTES;
+    // Other transfers' buffers: one short of crowded, then this writer's own make it crowded.
+    const others = Array.from({ length: SHARED_WRITES_BUFFERS - 2 }, () => takeIoBuffer());
+    try {
+      const f = fakePartial(undefined, 2);
+      const w = chunkWriter(f.partial);
+      assert.equal(ioBuffersCrowded(), false);
+      assert.equal(w.write(bytes(0, n)), undefined, "first batch: written");
+      // The written batch and the one filling: 16 out, crowded.
+      const second = w.write(bytes(n, n));
+      assert.equal(ioBuffersCrowded(), true);
+      assert.ok(second !== undefined, "the second full batch waits for the first write");
+      assert.equal(f.batches.length, 1, "one write in flight, not two");
+      (f.gates.shift() as () => void)();
+      await second;
+      assert.equal(f.batches.length, 2, "it goes out once the first ended");
+      // Less crowded again (others ended): two in flight, as writesInFlight says.
+      for (const b of others.splice(0, 4)) giveIoBuffer(b);
+      assert.equal(ioBuffersCrowded(), false);
+      assert.equal(w.write(bytes(2 * n, n)), undefined, "a second write beside the one in flight");
+      assert.equal(f.batches.length, 3);
+      await f.releaseAll();
+      await w.drain();
+      w.release();
+      assert.deepEqual(new Uint8Array(Buffer.concat(f.batches)), bytes(0, 3 * n));
+    } finally {
+      for (const b of others) giveIoBuffer(b);
+    }
   });
 
   it("the first write error rejects the next write and drain; nothing more is written", async () => {
