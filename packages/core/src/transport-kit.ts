@@ -49,6 +49,7 @@ export { closedByCaller, timeoutError } from "./rpc/client-session.js";
 export { DeadlineTimer } from "./rpc/deadline-timer.js";
 export { handlerFailure } from "./rpc/handler-error.js";
 export { InboundStream } from "./rpc/inbound-stream.js";
+export { messagePool } from "./rpc/message-pool.js";
 export type { PumpCredit, PumpSink } from "./rpc/message-pump.js";
 export { MessagePump } from "./rpc/message-pump.js";
 export { RpcServer } from "./rpc/rpc-server.js";

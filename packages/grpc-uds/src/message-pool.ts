@@ -1,18 +1,12 @@
-/** messagePool: a connection's pool of large message buffers. */
-import { BufferPool } from "@nearwire/core/transport-kit";
+/** connectionPool: a grpc-uds connection's pool of large message buffers. */
+import { type BufferPool, messagePool } from "@nearwire/core/transport-kit";
 
 /**
  * A connection's pool of message buffers (received ones a lending handler gave back, encoded
- * ones the socket has written): keeps 4 MiB + 64 KiB, as core's sessions keep, enough for a
- * stream window of 64 KiB messages; in a burst up to 16 MiB, dropped back after 2 s without
- * running short, as core's sessions do too. Ten transfers at once on one connection have up to
- * ten stream windows of messages out, and a pool of 32 made most of them fresh and dropped them
- * as garbage.
+ * ones the socket has written): at most 32 buffers, with core's byte limits and burst, enough
+ * for a stream window of 64 KiB messages; ten transfers at once on one connection keep up to
+ * 16 MiB in a burst.
  */
-export function messagePool(): BufferPool {
-  return new BufferPool({
-    maxCount: 32,
-    maxBytes: 4 * 1024 * 1024 + 64 * 1024,
-    burst: { maxBytes: 16 * 1024 * 1024, idleMs: 2000 },
-  });
+export function connectionPool(): BufferPool {
+  return messagePool(32);
 }

@@ -4,7 +4,7 @@ import { Code, NearwireError } from "@nearwire/core";
 import { BufferPool } from "@nearwire/core/transport-kit";
 import type { MessageSink } from "../src/grpc/message-reader.js";
 import { BufferBudget, MessageReader } from "../src/grpc/message-reader.js";
-import { messagePool } from "../src/message-pool.js";
+import { connectionPool } from "../src/message-pool.js";
 
 /** A length-prefixed message of `n` bytes (byte i = i mod 251). */
 function prefixed(n: number): Uint8Array {
@@ -123,7 +123,7 @@ describe("MessageReader across DATA payloads", () => {
 
   it("the connection's message pool keeps ten streams' messages given back at once (a burst)", () => {
     // Ten transfers' 512 KiB windows of 64 KiB messages, and as many queued: 160 buffers, 10 MiB.
-    const pool = messagePool();
+    const pool = connectionPool();
     const out = Array.from({ length: 160 }, () => pool.make(64 * 1024));
     for (const b of out) pool.give(b);
     assert.equal(pool.keptBytes, 160 * 64 * 1024, "all kept: the next burst makes none");

@@ -3,7 +3,6 @@
  * id, and the two frames both sides take alike, a BATCH of a call's messages and a CREDIT for
  * its stream (PROTOCOL.md §5.2, §5.4).
  */
-import { BufferPool } from "../buffer-pool.js";
 import type { Channel } from "../channel.js";
 import { Code } from "../code.js";
 import type { MessageCodec } from "../codec.js";
@@ -19,6 +18,7 @@ import {
 } from "./envelope.js";
 import { EnvelopeWriter } from "./envelope-writer.js";
 import { type InboundCredit, type WindowLimits, windowLimits } from "./inbound-credit.js";
+import { messagePool } from "./message-pool.js";
 import { OutboundCredit } from "./outbound-credit.js";
 
 /** What the shared frame handling reads of a call, on either side. */
@@ -31,27 +31,12 @@ export interface SessionCall {
 }
 
 /**
- * Bytes of copies a session keeps for reuse (4 MiB + 64 KiB: the two or three 1 MiB messages a
- * stream has on the way with credit by bytes, each rounded up past 1 MiB).
- */
-const LEND_POOL_BYTES = 4 * 1024 * 1024 + 64 * 1024;
-
-/**
  * Copies a session keeps at most (64): the 2 MiB a stream has on the way in 64 KiB messages
  * (each copy rounded up to 68 KiB: 31 of them) and as many again queued in the handler. With
  * 32, ten 2 MiB uploads at once made a fresh copy for one message in twenty (measured: 0.15 ms
  * of the server's CPU per upload).
  */
 const LEND_POOL_COUNT = 64;
-
-/**
- * Past those limits, in a burst, a session keeps copies up to 16 MiB, and drops back to them
- * after 2 s without running short (`BufferPool`'s `burst`): ten streams of 64 KiB messages at
- * once have 80–320 copies out, and a pool of 64 made most of the rest fresh and dropped them
- * as garbage (10 × 100 MiB file uploads over shm-ring with a 512 KiB byte window: the server's
- * RSS grew 30–39 MiB without the burst, 22–24 with it).
- */
-const LEND_POOL_BURST = { maxBytes: 16 * 1024 * 1024, idleMs: 2000 };
 
 /** A message out of a transient frame is lent in a pooled copy from this size (4 KiB) on. */
 const LEND_COPY_MIN_BYTES = 4096;
@@ -93,11 +78,7 @@ export abstract class Session<C extends SessionCall> {
   /** The MESSAGE frame being delivered, when its call lends its messages. */
   private lendable: Uint8Array | undefined;
   /** Copies of large messages out of transient frames, for calls that lend their messages. */
-  private readonly copies = new BufferPool({
-    maxCount: LEND_POOL_COUNT,
-    maxBytes: LEND_POOL_BYTES,
-    burst: LEND_POOL_BURST,
-  });
+  private readonly copies = messagePool(LEND_POOL_COUNT);
   private readonly lent: LendSource = {
     frame: EMPTY,
     offset: 0,

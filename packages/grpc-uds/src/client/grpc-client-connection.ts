@@ -20,7 +20,7 @@ import { BufferBudget, unfinishedMessageLimit } from "../grpc/message-reader.js"
 import { H2Code } from "../http2/frame.js";
 import type { WritableSocket } from "../http2/frame-writer.js";
 import { Http2Session, type SessionLimits } from "../http2/http2-session.js";
-import { messagePool } from "../message-pool.js";
+import { connectionPool } from "../message-pool.js";
 import type { CallSite, ClientCall } from "./client-call.js";
 import { bindClient } from "./client-methods.js";
 
@@ -52,7 +52,7 @@ export class GrpcClientConnection implements ClientConnection, CallSite {
   readonly maxMessageBytes: number;
   readonly budget: BufferBudget;
   /** Buffers of response messages lent back by callers (`CallOptions.lendMessages`). */
-  readonly lendPool = messagePool();
+  readonly lendPool = connectionPool();
   readonly highWaterMarkBytes: number;
   readonly scheme: string;
   readonly authority: string;

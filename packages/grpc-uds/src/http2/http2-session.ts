@@ -12,7 +12,7 @@
  */
 import { messageOf } from "@nearwire/core/transport-kit";
 import type { SocketReader } from "@nearwire/socket";
-import { messagePool } from "../message-pool.js";
+import { connectionPool } from "../message-pool.js";
 import {
   CLIENT_PREFACE,
   DEFAULT_WINDOW_BYTES,
@@ -103,7 +103,7 @@ export class Http2Session {
    * Buffers large messages are encoded into when the codec can encode in place
    * (`sendMessageInPlace`), back once the socket has written them.
    */
-  readonly sendPool = messagePool();
+  readonly sendPool = connectionPool();
   readonly #socket: WritableSocket;
   readonly #limits: SessionLimits;
   readonly #events: SessionEvents;

@@ -14,7 +14,7 @@ import type { WritableSocket } from "../http2/frame-writer.js";
 import type { H2Stream } from "../http2/h2-stream.js";
 import { fieldValue } from "../http2/header-checks.js";
 import { Http2Session, type SessionLimits } from "../http2/http2-session.js";
-import { messagePool } from "../message-pool.js";
+import { connectionPool } from "../message-pool.js";
 import type { DrainGate } from "./drain-gate.js";
 import { type CallHost, ServerCall } from "./server-call.js";
 
@@ -39,7 +39,7 @@ export class ServerConnection implements CallHost {
   readonly peer: Peer;
   readonly calls = new Set<ServerCall>();
   readonly budget: BufferBudget;
-  readonly lendPool = messagePool();
+  readonly lendPool = connectionPool();
   readonly closed: Promise<void>;
   readonly #host: ConnectionHost;
 
