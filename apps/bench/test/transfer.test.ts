@@ -73,10 +73,11 @@ describe("transfer plan", () => {
         "transfer-baseline:bare-net-uds/64MiB",
         "transfer-baseline:bare-net-uds-fsync/64MiB",
         "transfer-baseline:floor-file/64MiB",
+        "transfer-baseline:floor-sender/64MiB",
       ],
     );
     const many = transferPlan("default", ALL, (c) => c.kind === "many");
-    assert.equal(many.filter((c) => c.kind === "baseline").length, 5);
+    assert.equal(many.filter((c) => c.kind === "baseline").length, 6);
     // A memory row's yardstick is the receiver floor on the memory root alone.
     const memory = transferPlan("default", ALL, (c) => c.key.includes("raw/memory-upload"));
     assert.deepEqual(
@@ -211,6 +212,30 @@ function fixture(): TransferReport {
         server: { ...figures(0), cpuUs: 1.25e6, mainThreadCpuUs: 0.8e6 },
       },
       {
+        spec: {
+          kind: "baseline",
+          key: "transfer-baseline:floor-file/1GiB",
+          baseline: "floor-file",
+          bytes: GiB,
+        },
+        elapsedNs: 1.6e9,
+        bytes: GiB,
+        count: 1,
+        server: { ...figures(0), cpuUs: 0.9e6, mainThreadCpuUs: 0.7e6 },
+      },
+      {
+        spec: {
+          kind: "baseline",
+          key: "transfer-baseline:floor-sender/1GiB",
+          baseline: "floor-sender",
+          bytes: GiB,
+        },
+        elapsedNs: 1.2e9,
+        bytes: GiB,
+        count: 1,
+        client: { ...figures(0), cpuUs: 1.1e6, mainThreadCpuUs: 1e6 },
+      },
+      {
         spec: large("transfer-large:uds/raw/file-upload-1GiB", "file", "uds"),
         elapsedNs: 2e9,
         bytes: GiB,
@@ -315,6 +340,17 @@ describe("transfer report", () => {
       "1.25 s (JS thread 0.80 s; 0.86 GB/s)",
       "yardstick",
     ]);
+    // The sender floor is the client's: 1.1 s of CPU per GiB, at most 1.074 ÷ 1.1 = 0.98 GB/s.
+    assert.deepEqual(row("floor-sender/1GiB: an uploading client's own work"), [
+      "1.10 s (JS thread 1.00 s; 0.98 GB/s)",
+      "yardstick",
+    ]);
+    // The floors took 1.2 s (sender) and 1.6 s (receiver, disk waits included) for 1 GiB: the
+    // slower moves as much as cp + fsync (1.6 s), so a file upload may reach 1.00× of it.
+    assert.deepEqual(row("file uploads: the most of cp + fsync the floors allow"), [
+      "1.00×",
+      "yardstick",
+    ]);
     // Seed: 200 uploads in 2 s, 1 s of server CPU: 100/s, 5 ms each.
     assert.deepEqual(row("uds/raw/2MiBx10 ≥ 150 uploads/s"), ["100", "NOT met"]);
     assert.deepEqual(row("uds/raw/2MiBx10: server CPU ≤ 4 ms"), ["5.00 ms", "NOT met"]);
@@ -332,6 +368,14 @@ describe("transfer report", () => {
     assert.equal(uds[col("server CPU s")], "1.00");
     assert.equal(uds[col("client JS thread s")], "—");
     assert.equal(uds[col("server JS thread s")], "0.40");
+    // The sender floor has the client's columns only.
+    const sender = found(
+      large.rows.find((r) => r[0] === "floor-sender/1GiB"),
+      "the sender floor's row",
+    );
+    assert.equal(sender[col("client CPU s")], "1.10");
+    assert.equal(sender[col("client JS thread s")], "1.00");
+    assert.equal(sender[col("server CPU s")], "—");
   });
 
   it("another durability: said in the method and notes; its fsync targets shown, not judged", () => {
@@ -480,6 +524,31 @@ describe("transfer runs", () => {
     assert.ok(run.server.peakRssBytes > 0);
     assert.match(lines[0] ?? "", /memory-upload-8MiB .* GB\/s/);
     assert.deepEqual(mine(), before);
+  });
+
+  it("the floors run as processes: the receiver's on the server's side, the sender's on the client's", async () => {
+    const floor = (baseline: "floor-file" | "floor-sender"): TransferCase => ({
+      kind: "baseline",
+      key: `transfer-baseline:${baseline}/8MiB`,
+      baseline,
+      bytes: 8 * MiB,
+    });
+    const report = await runTransferBench([floor("floor-file"), floor("floor-sender")], {
+      profile: "small",
+      pin: false,
+      out: () => {},
+    });
+    const [receiver, sender] = report.runs;
+    assert.ok(receiver && sender);
+    for (const run of [receiver, sender]) {
+      assert.equal(run.error, undefined);
+      assert.equal(run.bytes, 8 * MiB);
+      assert.ok((run.elapsedNs ?? 0) > 0);
+    }
+    assert.ok((receiver.server?.cpuUs ?? 0) > 0);
+    assert.equal(receiver.client, undefined);
+    assert.ok((sender.client?.cpuUs ?? 0) > 0);
+    assert.equal(sender.server, undefined);
   });
 
   it("the durability reaches the server: one it refuses fails the row with its error", async () => {

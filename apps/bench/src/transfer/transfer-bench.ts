@@ -318,6 +318,31 @@ class Rig {
 }
 
 /**
+ * A sender-floor row: one process on the client's core does an uploading client's own work on
+ * the rows' source file (see `floorSender` in transfer-child.ts).
+ */
+async function runSenderFloor(
+  rig: Rig,
+  spec: Extract<TransferCase, { kind: "baseline" }>,
+  run: TransferRun,
+): Promise<void> {
+  const child = rig.start(
+    "floor-sender",
+    { file: rig.src(spec.bytes), bytes: spec.bytes } satisfies FloorArgs,
+    rig.clientCore,
+  );
+  await child.expect("warmed");
+  child.send({ t: "go" });
+  const result = (await child.expect("result")).result;
+  if (result.bytes !== spec.bytes)
+    throw new Error(`sender floor read ${result.bytes} B, expected ${spec.bytes} B`);
+  run.elapsedNs = result.elapsedNs;
+  run.client = pick(result);
+  run.count = 1;
+  run.bytes = spec.bytes;
+}
+
+/**
  * A receiver-floor row: one process on the server's core does a transfer server's own work on
  * the bytes (see `floor` in transfer-child.ts), into the file rows' or the memory rows' root.
  */
@@ -357,6 +382,10 @@ async function runBaseline(
 ): Promise<void> {
   if (spec.baseline === "floor-file" || spec.baseline === "floor-memory") {
     await runFloor(rig, spec, run);
+    return;
+  }
+  if (spec.baseline === "floor-sender") {
+    await runSenderFloor(rig, spec, run);
     return;
   }
   const { work, serverCore, clientCore } = rig;

@@ -4,7 +4,8 @@
  *
  * Roles: `serve` (the transfer service over `root`), `client` (a seed, large or many run),
  * `bare-serve` / `bare-client` (the `node:net` + `stream.pipeline` baseline), `floor` (what a
- * receiving server must do per byte without any transfer: the receiver-floor baseline).
+ * receiving server must do per byte without any transfer: the receiver-floor baseline),
+ * `floor-sender` (what an uploading client must do per byte: the sender-floor baseline).
  *
  * Parent → child: `mark` (start the window: CPU and RSS marks), `go` (clients: run), `report`
  * (servers: send the window's figures). Child → parent: `ready`, `warmed`, `marked`, `done`,
@@ -12,7 +13,14 @@
  */
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { constants, createReadStream, createWriteStream, readFileSync, rmSync } from "node:fs";
+import {
+  constants,
+  createReadStream,
+  createWriteStream,
+  read,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { createConnection, createServer } from "node:net";
 import { Writable } from "node:stream";
@@ -83,9 +91,12 @@ export interface ClientArgs {
   durationMs: number;
 }
 
-/** Arguments of the receiver-floor process. */
+/** Arguments of the receiver-floor and sender-floor processes. */
 export interface FloorArgs {
-  /** The file written (in the root a server of the same rows would write to). */
+  /**
+   * The file written (receiver: in the root a server of the same rows would write to) or read
+   * (sender: the rows' source file).
+   */
   file: string;
   bytes: number;
 }
@@ -370,6 +381,14 @@ const FLOOR_CHUNK = 64 * 1024;
 const FLOOR_BATCH = 512 * 1024;
 const FLOOR_SYNC_EVERY = 8 * 1024 * 1024;
 
+/** Sends a floor's figures: its window from `t0`, `bytes` worked on. */
+function sendFloorResult(figures: () => ProcessFigures, t0: bigint, bytes: number): void {
+  send({
+    t: "result",
+    result: { ...figures(), elapsedNs: Number(process.hrtime.bigint() - t0), count: 1, bytes },
+  });
+}
+
 /**
  * The receiver floor: a transfer server's own work on `bytes` of received data, with no
  * transfer — CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes (one in flight while the
@@ -413,17 +432,75 @@ async function floor(args: FloorArgs): Promise<void> {
     await syncing;
     await fh.sync();
     hash.digest();
-    send({
-      t: "result",
-      result: {
-        ...figures(),
-        elapsedNs: Number(process.hrtime.bigint() - t0),
-        count: 1,
-        bytes: args.bytes,
-      },
-    });
+    sendFloorResult(figures, t0, args.bytes);
   } finally {
     await direct?.close();
+    await fh.close();
+  }
+}
+
+/** Read block of the sender floor: the upload's (transfer's `READ_BLOCK_BYTES`). */
+const FLOOR_READ_BLOCK = 256 * 1024;
+
+/** Reads `n` bytes at `pos` of `fd` into `into` (fewer only at the end of the file). */
+function readBlock(fd: number, into: Uint8Array, pos: number, n: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let got = 0;
+    const more = (): void =>
+      read(fd, into, got, n - got, pos + got, (err, k) => {
+        if (err !== null) return reject(err);
+        got += k;
+        if (k > 0 && got < n) more();
+        else resolve(got);
+      });
+    more();
+  });
+}
+
+/**
+ * The sender floor: an uploading client's own work on `bytes` of a file, with no transfer —
+ * 256 KiB reads through the page cache into two reused blocks (the next read in flight while
+ * the last block is worked on), and per 64 KiB chunk CRC-32C, SHA-256 and one copy into a reused
+ * send buffer (where the upload encodes the chunk for its transport). A row's client can be no
+ * cheaper than this per GiB.
+ */
+async function floorSender(args: FloorArgs): Promise<void> {
+  const blocks = [new Uint8Array(FLOOR_READ_BLOCK), new Uint8Array(FLOOR_READ_BLOCK)];
+  const slot = new Uint8Array(FLOOR_CHUNK);
+  const fh = await open(args.file, "r");
+  try {
+    // Warm the page cache as a row's source is: the file was written or read just before.
+    for (let pos = 0; pos < args.bytes; pos += FLOOR_READ_BLOCK)
+      await readBlock(fh.fd, blocks[0] as Uint8Array, pos, FLOOR_READ_BLOCK);
+    send({ t: "warmed" });
+    await next("go");
+    const figures = markWindow();
+    const t0 = process.hrtime.bigint();
+    const hash = createHash("sha256");
+    let reading = readBlock(fh.fd, blocks[0] as Uint8Array, 0, FLOOR_READ_BLOCK);
+    let total = 0;
+    for (let pos = 0, i = 0; pos < args.bytes; pos += FLOOR_READ_BLOCK, i ^= 1) {
+      const n = await reading;
+      if (n === 0) throw new Error(`${args.file} ends at ${pos} B, expected ${args.bytes} B`);
+      const block = blocks[i] as Uint8Array;
+      if (pos + FLOOR_READ_BLOCK < args.bytes)
+        reading = readBlock(
+          fh.fd,
+          blocks[i ^ 1] as Uint8Array,
+          pos + FLOOR_READ_BLOCK,
+          FLOOR_READ_BLOCK,
+        );
+      for (let at = 0; at < n; at += FLOOR_CHUNK) {
+        const chunk = block.subarray(at, Math.min(at + FLOOR_CHUNK, n));
+        crc32c(chunk);
+        hash.update(chunk);
+        slot.set(chunk);
+      }
+      total += n;
+    }
+    hash.digest();
+    sendFloorResult(figures, t0, total);
+  } finally {
     await fh.close();
   }
 }
@@ -435,11 +512,12 @@ const roles: Record<string, (args: never) => Promise<void>> = {
   "bare-serve": bareServe,
   "bare-client": bareClient,
   floor,
+  "floor-sender": floorSender,
 };
 const run = roles[role ?? ""];
 if (run === undefined || json === undefined) {
   process.stderr.write(
-    "usage: transfer-child <serve|client|bare-serve|bare-client|floor> <json>\n",
+    "usage: transfer-child <serve|client|bare-serve|bare-client|floor|floor-sender> <json>\n",
   );
   process.exit(2);
 }

@@ -49,7 +49,9 @@ export type TransferCase =
 /**
  * The yardsticks of the large rows: `cp` (with a sync) and a bare `node:net` pipeline, file to
  * file; `floor-file` / `floor-memory`, a receiving server's own work per byte without a transfer
- * (CRC-32C, SHA-256, writes and syncs into the file rows' or the memory rows' root).
+ * (CRC-32C, SHA-256, writes and syncs into the file rows' or the memory rows' root);
+ * `floor-sender`, an uploading client's own work per byte (reads of the rows' source file,
+ * CRC-32C, SHA-256, a copy per chunk).
  */
 export type Baseline =
   | "cp"
@@ -57,7 +59,8 @@ export type Baseline =
   | "bare-net-uds"
   | "bare-net-uds-fsync"
   | "floor-file"
-  | "floor-memory";
+  | "floor-memory"
+  | "floor-sender";
 
 /** How much a profile measures. */
 export type TransferProfile = "small" | "default" | "full";
@@ -226,6 +229,7 @@ export function transferPlan(
     "bare-net-uds-fsync",
     "floor-file",
     "floor-memory",
+    "floor-sender",
   ] as const;
   for (const b of baselines)
     out.push({ kind: "baseline", key: `transfer-baseline:${b}/${size}`, baseline: b, bytes });

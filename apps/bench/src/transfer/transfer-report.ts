@@ -215,7 +215,7 @@ function largeTable(report: TransferReport): Table {
   }
   return {
     title: "Transfer: large files, one way",
-    note: `GB/s = 10^9 B/s of payload. file-* = file to file on ${report.fileDir}: an upload reads a file (through the page cache) and the server commits it (${COMMIT_SYNCS[durableOf(report)]}); a download writes a .nearwire-part file, fsyncs and renames it; the receiving side writes whole 512 KiB batches past the page cache (O_DIRECT, transfer's default directWrites) where the file system takes it. memory-* = a generated source or a discarding Writable on the client (downloads with lendChunks: the sink calls back at once, so the client reuses its buffers), the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); ${durableOf(report) === "none" ? "the nearwire rows of this run did not fsync (durable: none), so the columns without fsync are the like-for-like ones" : "nearwire rows fsync, so the fsync columns are the like-for-like ones"}. floor-file / floor-memory = a receiving server's own work without a transfer, one process on the server's core: CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes (O_DIRECT where the file system takes it, as the rows), an fdatasync every 8 MiB and an fsync at the end, into the file rows' root and the memory rows' root (server columns): no row's server can cost less per GiB. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. Byte window (uds, shm-ring): the transports' default, 2 MiB, for one transfer; 512 KiB on both ends for many-* and the 2 MiB × 10 rows, as the transfer README advises for many at once. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 32 MiB. CPU s = the whole process; JS thread s = its JavaScript thread alone (Linux), without the thread pool's file writes and the GC helper threads: the kernel's cost of putting written bytes into the page cache (tmpfs roots, and writes that cannot go past it) lands there and swings several-fold between runs on a VM (0.2–1.9 s per GiB measured here for the same 512 KiB writes), so the JS thread is the steadier figure of what nearwire's code costs.`,
+    note: `GB/s = 10^9 B/s of payload. file-* = file to file on ${report.fileDir}: an upload reads a file (through the page cache) and the server commits it (${COMMIT_SYNCS[durableOf(report)]}); a download writes a .nearwire-part file, fsyncs and renames it; the receiving side writes whole 512 KiB batches past the page cache (O_DIRECT, transfer's default directWrites) where the file system takes it. memory-* = a generated source or a discarding Writable on the client (downloads with lendChunks: the sink calls back at once, so the client reuses its buffers), the server's root on ${report.memoryDir ?? "(no tmpfs)"}: no disk on either side. Baselines in the same run: cp of the same file on the same disk (and cp + sync of the copy), and bare-net-uds = node:net + stream.pipeline from a file to a file over a Unix socket between two processes (and with an fsync at the end); ${durableOf(report) === "none" ? "the nearwire rows of this run did not fsync (durable: none), so the columns without fsync are the like-for-like ones" : "nearwire rows fsync, so the fsync columns are the like-for-like ones"}. floor-file / floor-memory = a receiving server's own work without a transfer, one process on the server's core: CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes (O_DIRECT where the file system takes it, as the rows), an fdatasync every 8 MiB and an fsync at the end, into the file rows' root and the memory rows' root (server columns): no row's server can cost less per GiB. floor-sender = an uploading client's own work without a transfer, one process on the client's core: 256 KiB reads of the rows' source file through the page cache, CRC-32C, SHA-256 and one copy of each 64 KiB chunk (client columns): no file upload's client can cost less per GiB. ÷ columns: this row's GB/s ÷ the baseline's (file rows only). many-* = that many transfers at once on one connection. Byte window (uds, shm-ring): the transports' default, 2 MiB, for one transfer; 512 KiB on both ends for many-* and the 2 MiB × 10 rows, as the transfer README advises for many at once. RSS growth = peak RSS (VmHWM) − RSS when the window began, per process; the target's limit is 32 MiB. CPU s = the whole process; JS thread s = its JavaScript thread alone (Linux), without the thread pool's file writes and the GC helper threads: the kernel's cost of putting written bytes into the page cache (tmpfs roots, and writes that cannot go past it) lands there and swings several-fold between runs on a VM (0.2–1.9 s per GiB measured here for the same 512 KiB writes), so the JS thread is the steadier figure of what nearwire's code costs.`,
     headers: [
       "case",
       "GB/s",
@@ -293,7 +293,7 @@ function targetsTable(report: TransferReport): Table {
     const g = gbps(r) as number;
     rows.push([`${idOf(r)} ≥ 0.8 GB/s`, `${g.toFixed(2)} GB/s`, verdict(g >= 0.8)]);
   }
-  floorRows(runs, rows);
+  floorRows(runs, rows, cpFsync);
   seedTargets(runs, rows, verdict, durable !== "none");
   for (const r of runs) {
     if (r.spec.kind !== "many" && !(r.spec.kind === "large" && r.spec.bytes >= 1024 ** 3)) continue;
@@ -306,34 +306,46 @@ function targetsTable(report: TransferReport): Table {
   }
   return {
     title: "Transfer: targets",
-    note: "The targets of bulk transfer against this run's rows. File rows: CPU per GiB per side (the process is the verdict, its JS thread is beside it: the kernel's page-cache cost on the thread pool swings between runs), ÷ cp + fsync and, for uds, ÷ the bare pipeline + fsync, both on the same disk. The target for shm-ring file to file on a tmpfs root (≥ 0.7× cp, ≥ 1.2× the bare pipeline) has no row: the file rows run on the file directory's disk. Seed rows: the fastest nearwire row on the disk and on tmpfs. Yardstick rows: the receiver floors' CPU per GiB, and what it allows: a row needs its server's CPU per GiB at most 1.074 ÷ its GB/s target (1.34 s for 0.8 GB/s). Not here: buffers and promises per chunk (checked by packages/transfer/test/per-chunk-cost.test.ts) and in-place codec encode (the main report's codec table). A target measured at a smaller size than its own (the small profile uses 64 MiB) says so in its case id.",
+    note: "The targets of bulk transfer against this run's rows. File rows: CPU per GiB per side (the process is the verdict, its JS thread is beside it: the kernel's page-cache cost on the thread pool swings between runs), ÷ cp + fsync and, for uds, ÷ the bare pipeline + fsync, both on the same disk. The target for shm-ring file to file on a tmpfs root (≥ 0.7× cp, ≥ 1.2× the bare pipeline) has no row: the file rows run on the file directory's disk. Seed rows: the fastest nearwire row on the disk and on tmpfs. Yardstick rows: the floors' CPU per GiB (the receiver's, and the uploading client's), and what they allow: a row needs its server's CPU per GiB at most 1.074 ÷ its GB/s target (1.34 s for 0.8 GB/s), and a file upload both sides at most 1.074 ÷ (0.8 × cp + fsync GB/s). Not here: buffers and promises per chunk (checked by packages/transfer/test/per-chunk-cost.test.ts) and in-place codec encode (the main report's codec table). A target measured at a smaller size than its own (the small profile uses 64 MiB) says so in its case id.",
     headers: ["target", "this run", "verdict"],
     rows,
   };
 }
 
 /**
- * What the receiver floors say of the targets: a server's own work per GiB without a transfer
- * (no verdict: a yardstick), and the most GB/s a server that did only that on one core could
- * move.
+ * What the floors say of the targets: a receiving server's and an uploading client's own work
+ * per GiB without a transfer (no verdict: yardsticks), the most GB/s a side that did only that
+ * on one core could move, and the most of `cp` + fsync a file upload could reach with neither
+ * side slower than its floor (the slower floor's GB/s, disk waits included, ÷ cp + fsync's).
  */
-function floorRows(runs: TransferRun[], rows: string[][]): void {
+function floorRows(runs: TransferRun[], rows: string[][], cpFsync: number | undefined): void {
+  const most: Partial<Record<string, number>> = {};
   for (const r of runs) {
-    if (r.spec.kind !== "baseline" || !r.spec.baseline.startsWith("floor-")) continue;
-    const cpu =
-      r.server === undefined ? undefined : r.server.cpuUs / 1e6 / (r.spec.bytes / 1024 ** 3);
-    const js =
-      r.server?.mainThreadCpuUs === undefined
-        ? undefined
-        : r.server.mainThreadCpuUs / 1e6 / (r.spec.bytes / 1024 ** 3);
-    const most =
-      cpu === undefined || cpu === 0 ? "—" : `${(1024 ** 3 / 1e9 / cpu).toFixed(2)} GB/s`;
+    const spec = r.spec;
+    if (spec.kind !== "baseline" || !spec.baseline.startsWith("floor-")) continue;
+    const sender = spec.baseline === "floor-sender";
+    const f = sender ? r.client : r.server;
+    const perGiB = (us: number | undefined) =>
+      us === undefined ? undefined : us / 1e6 / (spec.bytes / 1024 ** 3);
+    const cpu = perGiB(f?.cpuUs);
+    const js = perGiB(f?.mainThreadCpuUs);
+    const gb = cpu === undefined || cpu === 0 ? undefined : 1024 ** 3 / 1e9 / cpu;
+    most[spec.baseline] = gbps(r);
+    const whose = sender ? "an uploading client's" : "a receiving server's";
     rows.push([
-      `${idOf(r)}: a receiving server's own work, CPU per GiB (at most GB/s on one core)`,
-      `${seconds(cpu)} s (JS thread ${seconds(js)} s; ${most})`,
+      `${idOf(r)}: ${whose} own work, CPU per GiB (at most GB/s on one core)`,
+      `${seconds(cpu)} s (JS thread ${seconds(js)} s; ${gb === undefined ? "—" : `${gb.toFixed(2)} GB/s`})`,
       "yardstick",
     ]);
   }
+  const sender = most["floor-sender"];
+  const receiver = most["floor-file"];
+  if (sender !== undefined && receiver !== undefined && cpFsync !== undefined)
+    rows.push([
+      "file uploads: the most of cp + fsync the floors allow (the slower floor's GB/s ÷ cp + fsync's)",
+      fmtRatio(Math.min(sender, receiver) / cpFsync),
+      "yardstick",
+    ]);
 }
 
 /**
