@@ -391,11 +391,11 @@ function sendFloorResult(figures: () => ProcessFigures, t0: bigint, bytes: numbe
 
 /**
  * The receiver floor: a transfer server's own work on `bytes` of received data, with no
- * transfer — CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes (one in flight while the
- * next batch is hashed) past the page cache where the file system takes O_DIRECT, as the
- * server's default `directWrites`, an fdatasync every 8 MiB behind the writes and an fsync at
- * the end — from one generated batch in memory. A row's server can be no cheaper than this
- * per GiB.
+ * transfer — CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes past the page cache
+ * where the file system takes O_DIRECT, as the server's default `directWrites` (two in flight
+ * while the next batch is hashed, as the server keeps there; one through the page cache), an
+ * fdatasync every 8 MiB behind the writes and an fsync at the end — from one generated batch in
+ * memory. A row's server can be no cheaper than this per GiB, nor faster on the same disk.
  */
 async function floor(args: FloorArgs): Promise<void> {
   // A page-aligned batch, as O_DIRECT needs: a WebAssembly memory starts on a page.
@@ -412,7 +412,9 @@ async function floor(args: FloorArgs): Promise<void> {
     const figures = markWindow();
     const t0 = process.hrtime.bigint();
     const hash = createHash("sha256");
-    let writing: Promise<unknown> = Promise.resolve();
+    // Writes in flight at once: the server's (transfer's FileWrites.writesInFlight).
+    const most = direct === undefined ? 1 : 2;
+    const writing: Promise<unknown>[] = [];
     let syncing: Promise<unknown> = Promise.resolve();
     for (let pos = 0; pos < args.bytes; pos += FLOOR_BATCH) {
       const n = Math.min(FLOOR_BATCH, args.bytes - pos);
@@ -421,14 +423,14 @@ async function floor(args: FloorArgs): Promise<void> {
         crc32c(chunk);
         hash.update(chunk);
       }
-      await writing;
-      writing = (direct !== undefined && n % 4096 === 0 ? direct : fh).write(batch, 0, n, pos);
+      if (writing.length >= most) await writing.shift();
+      writing.push((direct !== undefined && n % 4096 === 0 ? direct : fh).write(batch, 0, n, pos));
       if ((pos + n) % FLOOR_SYNC_EVERY === 0) {
         await syncing;
-        syncing = writing.then(() => fh.datasync());
+        syncing = Promise.all(writing).then(() => fh.datasync());
       }
     }
-    await writing;
+    await Promise.all(writing);
     await syncing;
     await fh.sync();
     hash.digest();
