@@ -318,6 +318,29 @@ class Rig {
 }
 
 /**
+ * Runs a floor process (`floor`, `floor-sender` in transfer-child.ts) on `core` and records its
+ * figures as `side`'s.
+ */
+async function runFloorProcess(
+  rig: Rig,
+  role: "floor" | "floor-sender",
+  args: FloorArgs,
+  core: number | undefined,
+  side: "client" | "server",
+  run: TransferRun,
+): Promise<number> {
+  const child = rig.start(role, args, core);
+  await child.expect("warmed");
+  child.send({ t: "go" });
+  const result = (await child.expect("result")).result;
+  run.elapsedNs = result.elapsedNs;
+  run[side] = pick(result);
+  run.count = 1;
+  run.bytes = args.bytes;
+  return result.bytes;
+}
+
+/**
  * A sender-floor row: one process on the client's core does an uploading client's own work on
  * the rows' source file (see `floorSender` in transfer-child.ts).
  */
@@ -326,20 +349,9 @@ async function runSenderFloor(
   spec: Extract<TransferCase, { kind: "baseline" }>,
   run: TransferRun,
 ): Promise<void> {
-  const child = rig.start(
-    "floor-sender",
-    { file: rig.src(spec.bytes), bytes: spec.bytes } satisfies FloorArgs,
-    rig.clientCore,
-  );
-  await child.expect("warmed");
-  child.send({ t: "go" });
-  const result = (await child.expect("result")).result;
-  if (result.bytes !== spec.bytes)
-    throw new Error(`sender floor read ${result.bytes} B, expected ${spec.bytes} B`);
-  run.elapsedNs = result.elapsedNs;
-  run.client = pick(result);
-  run.count = 1;
-  run.bytes = spec.bytes;
+  const args = { file: rig.src(spec.bytes), bytes: spec.bytes };
+  const read = await runFloorProcess(rig, "floor-sender", args, rig.clientCore, "client", run);
+  if (read !== spec.bytes) throw new Error(`sender floor read ${read} B, expected ${spec.bytes} B`);
 }
 
 /**
@@ -355,18 +367,7 @@ async function runFloor(
   if (root === undefined) throw new Error("no tmpfs at /dev/shm for the memory floor");
   const file = join(root, "floor.bin");
   try {
-    const child = rig.start(
-      "floor",
-      { file, bytes: spec.bytes } satisfies FloorArgs,
-      rig.serverCore,
-    );
-    await child.expect("warmed");
-    child.send({ t: "go" });
-    const result = (await child.expect("result")).result;
-    run.elapsedNs = result.elapsedNs;
-    run.server = pick(result);
-    run.count = 1;
-    run.bytes = spec.bytes;
+    await runFloorProcess(rig, "floor", { file, bytes: spec.bytes }, rig.serverCore, "server", run);
     if (statSync(file).size !== spec.bytes)
       throw new Error(`floor file has ${statSync(file).size} B, expected ${spec.bytes} B`);
   } finally {
