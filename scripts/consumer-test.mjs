@@ -538,7 +538,7 @@ function writeWorkerPool(dir) {
     ["greeter", "greeter"],
     ["pool", "pool"],
   ]) {
-    const block = new RegExp("```ts " + tag + "\\n([\\s\\S]*?)```").exec(readme)?.[1];
+    const block = new RegExp(`\`\`\`ts ${tag}\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1];
     assert.ok(block, `packages/worker/README.md has a \`\`\`ts ${tag} block`);
     const esm = ts.transpileModule(block, {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },

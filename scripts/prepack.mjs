@@ -19,6 +19,7 @@ const run = (file, args, cwd) => execFileSync(file, args, { cwd, stdio: "inherit
 const deps = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).filter((d) =>
   d.startsWith("@nearwire/"),
 );
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: read by `npm pack`'s prepack, not a turbo task
 if (deps.length > 0 && process.env.NEARWIRE_PREPACK_DEPS_BUILT !== "1")
   run(
     join(root, "node_modules/.bin/turbo"),
