@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { jsonCodec, messageType } from "@nearwire/core";
+import { Code, jsonCodec, messageType, type NearwireError } from "@nearwire/core";
 import fc from "fast-check";
 import { codecSuite } from "../src/index.js";
 
@@ -165,17 +165,48 @@ describe("json codec decode", () => {
     });
   }
 
-  /** The same result (or both fail): decode's errors are INVALID_ARGUMENT. */
+  const decodeOwnedRange = codec.decodeOwnedRange as NonNullable<typeof codec.decodeOwnedRange>;
+
+  /**
+   * The text placed at `PAD` in a larger buffer of 0xee bytes, for `decodeOwnedRange`: the
+   * buffer, and a check that nothing outside the range was written.
+   */
+  const PAD = 5;
+  function owned(bytes: Uint8Array): { buf: Uint8Array; outsideUntouched: () => void } {
+    const buf = new Uint8Array(bytes.byteLength + 2 * PAD).fill(0xee);
+    buf.set(bytes, PAD);
+    return {
+      buf,
+      outsideUntouched: () => {
+        const outside = [...buf.subarray(0, PAD), ...buf.subarray(PAD + bytes.byteLength)];
+        assert.ok(
+          outside.every((b) => b === 0xee),
+          "decodeOwnedRange wrote outside its range",
+        );
+      },
+    };
+  }
+
+  /**
+   * The same result (or both fail) from decode and from decodeOwnedRange of the text in a
+   * larger buffer: decode's errors are INVALID_ARGUMENT.
+   */
   function same(text: string): void {
     const bytes = new TextEncoder().encode(text);
+    const { buf, outsideUntouched } = owned(bytes);
+    const decodeOwned = () => decodeOwnedRange(buf, PAD, PAD + bytes.byteLength);
     let want: unknown;
     try {
       want = reference(bytes);
     } catch {
       assert.throws(() => codec.decode(bytes), /json decode failed/, `decode took ${text}`);
+      assert.throws(decodeOwned, /json decode failed/, `decodeOwnedRange took ${text}`);
+      outsideUntouched();
       return;
     }
     assert.deepStrictEqual(codec.decode(bytes), want, text);
+    assert.deepStrictEqual(decodeOwned(), want, `decodeOwnedRange: ${text}`);
+    outsideUntouched();
   }
 
   // Up to 900 bytes: most texts are over the 1 KiB from which the codec looks for byte arrays
@@ -251,5 +282,38 @@ describe("json codec decode", () => {
       wire.slice(0, -1), // cut short
     ])
       same(t);
+  });
+
+  test("decodeOwnedRange decodes a chunk's base64 into the bytes it was given", () => {
+    const data = Uint8Array.from({ length: 65_536 }, (_, i) => (i * 13) & 0xff);
+    const chunk = { name: "a.bin", offsetBytes: 0, data, crc32c: 7, last: true, sha256: data };
+    const { buf, outsideUntouched } = owned(codec.encode(chunk));
+    const got = decodeOwnedRange(buf, PAD, buf.byteLength - PAD) as typeof chunk;
+    assert.deepStrictEqual(got, chunk);
+    // Both arrays are views of `buf` inside the range: no array of their own.
+    for (const a of [got.data, got.sha256]) {
+      assert.equal(a.buffer, buf.buffer);
+      assert.ok(a.byteOffset >= PAD && a.byteOffset + a.byteLength <= buf.byteLength - PAD);
+    }
+    outsideUntouched();
+    // decode leaves its input alone and gives arrays of their own.
+    const wire = codec.encode(chunk);
+    const before = Buffer.from(wire);
+    const plain = codec.decode(wire) as typeof chunk;
+    assert.notEqual(plain.data.buffer, wire.buffer);
+    assert.deepStrictEqual(Buffer.from(wire), before);
+  });
+
+  test("decodeOwnedRange refuses a range outside its bytes as a decode failure", () => {
+    const bytes = codec.encode({ a: 1 });
+    for (const [start, end] of [
+      [-1, bytes.byteLength],
+      [0, bytes.byteLength + 1],
+      [3, 2],
+    ] as const)
+      assert.throws(
+        () => decodeOwnedRange(bytes, start, end),
+        (e: NearwireError) => e.code === Code.InvalidArgument && e.reason === "decode-failed",
+      );
   });
 });

@@ -43,6 +43,15 @@ export interface MessageCodec<T> {
    */
   decodeRange?(bytes: Uint8Array, start: number, end: number): T;
   /**
+   * Optional: decodes the message in `bytes[start … end)` (the result and errors of
+   * `decodeRange`) from bytes the caller gives up: the codec may overwrite that range, and the
+   * result may point into it, as with `decodesInPlace`. The engine calls it only for a message
+   * lent to a handler or caller (`lendMessages`) in a buffer that stays the message's until
+   * they are done with it, and reads the range no more. The JSON codec decodes each byte
+   * array's base64 into the bytes where its text lay: no array of its own per message.
+   */
+  decodeOwnedRange?(bytes: Uint8Array, start: number, end: number): T;
+  /**
    * Optional: encodes straight into `dest` at `offset` (a socket batch or a ring slot) and
    * returns the number of bytes written, or -1 when `dest` has too little room.
    */

@@ -24,25 +24,35 @@ const jsonMessageCodec: MessageCodec<unknown> = {
   },
   encodeInto: (value, dest, offset) => encodeIntoRange(value, dest, offset, dest.byteLength),
   encodeIntoRange,
-  decode(bytes) {
-    try {
-      if (!isUtf8(bytes)) throw new TypeError("input is not valid UTF-8");
-      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      const flat = buf.byteLength >= FLAT_DECODE_MIN_BYTES ? decodeFlat(buf) : NOT_FLAT_TEXT;
-      if (flat !== NOT_FLAT_TEXT) return flat;
-      const text = buf.toString("utf8");
-      // A key spelled with escapes ("\u0024bytes") is "$bytes" to JSON.parse too.
-      const mayHaveBytes = text.includes(BYTES_KEY) || text.includes("\\u");
-      return (mayHaveBytes ? JSON.parse(text, reviver) : JSON.parse(text)) as unknown;
-    } catch (cause) {
-      throw new NearwireError(
-        Code.InvalidArgument,
-        `json decode failed (${bytes.byteLength} B): ${messageOf(cause)}`,
-        { cause, reason: "decode-failed" },
-      );
-    }
-  },
+  decode: (bytes) => decodeJson(bytes, 0, bytes.byteLength, false),
+  decodeOwnedRange: (bytes, start, end) => decodeJson(bytes, start, end, true),
 };
+
+/**
+ * Decodes the JSON text `bytes[start … end)`. `owned`: the caller gives those bytes up, so byte
+ * arrays of the usual shape are decoded into the bytes where their base64 lay (see
+ * {@link decodeFlat}).
+ */
+function decodeJson(bytes: Uint8Array, start: number, end: number, owned: boolean): unknown {
+  try {
+    if (!(start >= 0 && start <= end && end <= bytes.byteLength))
+      throw new RangeError(`range [${start}, ${end}) of ${bytes.byteLength} B`);
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start);
+    if (!isUtf8(buf)) throw new TypeError("input is not valid UTF-8");
+    const flat = buf.byteLength >= FLAT_DECODE_MIN_BYTES ? decodeFlat(buf, owned) : NOT_FLAT_TEXT;
+    if (flat !== NOT_FLAT_TEXT) return flat;
+    const text = buf.toString("utf8");
+    // A key spelled with escapes ("\u0024bytes") is "$bytes" to JSON.parse too.
+    const mayHaveBytes = text.includes(BYTES_KEY) || text.includes("\\u");
+    return (mayHaveBytes ? JSON.parse(text, reviver) : JSON.parse(text)) as unknown;
+  } catch (cause) {
+    throw new NearwireError(
+      Code.InvalidArgument,
+      `json decode failed (${end - start} B): ${messageOf(cause)}`,
+      { cause, reason: "decode-failed" },
+    );
+  }
+}
 
 /**
  * The UTF-8 text straight into the send buffer: no byte array of its own per message (a 64 KiB
@@ -184,37 +194,57 @@ const NOT_FLAT_TEXT = Symbol("not flat");
  * Reads a message whose byte arrays are all written as this codec writes them (`{"$bytes":"…"}`,
  * no whitespace, the base64 padded), with no escape anywhere in the rest of the text: each
  * array's base64 is taken from the bytes where it lies (one Latin-1 string of it, decoded into
- * the array), and JSON.parse reads the rest of the text, with the array's index where its
+ * an array of its own, or with `owned` into `buf` where the text began: base64 is longer than
+ * what it holds), and JSON.parse reads the rest of the text, with the array's index where its
  * base64 was. Parsing the whole text made two strings
  * of each array's base64 (the text's and the parsed value's, 87 KiB each for a 64 KiB chunk)
  * and scanned it twice. Returns {@link NOT_FLAT_TEXT} for any other text (no byte array, `"$bytes"`
- * anywhere else, a backslash, base64 with a character outside its alphabet): the caller parses
- * it whole, so the result is always what JSON.parse with the `$bytes` reviver gives.
+ * anywhere else, a backslash, base64 with a character outside its alphabet), with `buf` as it
+ * was (base64 decoded in place is written back): the caller parses it whole, so the result is
+ * always what JSON.parse with the `$bytes` reviver gives.
  */
-function decodeFlat(buf: Buffer): unknown {
+function decodeFlat(buf: Buffer, owned: boolean): unknown {
   let at = buf.indexOf(BYTES_OPEN);
   if (at < 0) return NOT_FLAT_TEXT;
   const arrays: Uint8Array[] = [];
+  /** With `owned`: where each array's text began, and the text, to undo the decode. */
+  const texts: string[] = [];
+  const starts: number[] = [];
+  const notFlat = (): typeof NOT_FLAT_TEXT => {
+    for (let i = 0; i < texts.length; i++)
+      buf.write(texts[i] as string, starts[i] as number, "latin1");
+    return NOT_FLAT_TEXT;
+  };
   let text = "";
   let from = 0;
   while (at >= 0) {
     const start = at + BYTES_OPEN.byteLength;
     const close = buf.indexOf(QUOTE, start);
-    if (close < 0 || buf[close + 1] !== CLOSE_BRACE) return NOT_FLAT_TEXT;
+    if (close < 0 || buf[close + 1] !== CLOSE_BRACE) return notFlat();
     const b64 = buf.toString("latin1", start, close);
-    const decoded = Buffer.from(b64, "base64");
-    // Fewer bytes than the text's length promises: a character the decoder skipped (outside
-    // the alphabet, a control character JSON would refuse) or missing padding.
-    if (decoded.byteLength !== paddedBase64Bytes(b64)) return NOT_FLAT_TEXT;
+    const n = paddedBase64Bytes(b64);
     text += `${buf.toString("utf8", from, start)}${arrays.length}`;
-    arrays.push(new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength));
+    let array: Uint8Array;
+    if (owned) {
+      texts.push(b64);
+      starts.push(start);
+      // Fewer bytes than the text's length promises: a character the decoder skipped (outside
+      // the alphabet, a control character JSON would refuse) or missing padding.
+      if (n < 0 || buf.write(b64, start, n, "base64") !== n) return notFlat();
+      array = new Uint8Array(buf.buffer, buf.byteOffset + start, n);
+    } else {
+      const decoded = Buffer.from(b64, "base64");
+      if (decoded.byteLength !== n) return notFlat();
+      array = new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength);
+    }
+    arrays.push(array);
     from = close;
     at = buf.indexOf(BYTES_OPEN, close);
   }
   text += buf.toString("utf8", from);
   // Every "$bytes" of the rest must be one of the arrays read here (none as a value, none in an
   // object of other keys); with no backslash, none is spelled with an escape either.
-  if (text.includes("\\") || countOf(text, BYTES_KEY) !== arrays.length) return NOT_FLAT_TEXT;
+  if (text.includes("\\") || countOf(text, BYTES_KEY) !== arrays.length) return notFlat();
   return JSON.parse(text, (_key, value: unknown) =>
     value !== null && typeof value === "object" && "$bytes" in value
       ? arrays[Number((value as { $bytes: string }).$bytes)]

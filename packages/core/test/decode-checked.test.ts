@@ -128,3 +128,33 @@ test("jsonCodec: a value whose toJSON throws something other than an Error fails
     );
   }
 });
+
+test("decodeChecked: an owned message goes to decodeOwnedRange where the codec has it, and only then", () => {
+  const frame = Uint8Array.from({ length: 40 }, (_, i) => i);
+  for (const owned of [false, true]) {
+    for (const withOwned of [false, true]) {
+      const codec = viewCodec(true);
+      if (withOwned)
+        codec.decodeOwnedRange = (bytes, start, end) => {
+          codec.calls.push("decodeOwnedRange");
+          return bytes.subarray(start, end);
+        };
+      const got = decodeChecked(codec, frame, 4, 30, false, 1000, "request", owned);
+      assert.deepEqual(got, frame.subarray(4, 30));
+      assert.deepEqual(codec.calls, [owned && withOwned ? "decodeOwnedRange" : "decodeRange"]);
+    }
+  }
+  // Its failure is a decode failure like decode's, and a limit still comes first.
+  const codec = viewCodec(false);
+  codec.decodeOwnedRange = () => {
+    throw new TypeError("bad bytes");
+  };
+  assert.throws(
+    () => decodeChecked(codec, frame, 0, 40, false, 1000, "request", true),
+    (e: NearwireError) => e.code === Code.InvalidArgument && e.reason === "decode-failed",
+  );
+  assert.throws(
+    () => decodeChecked(codec, frame, 0, 40, false, 39, "request", true),
+    (e: NearwireError) => e.code === Code.ResourceExhausted && e.reason === "message-too-large",
+  );
+});

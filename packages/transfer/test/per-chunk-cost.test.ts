@@ -191,18 +191,29 @@ async function steadyPerChunk(
 /*
  * Both ends in this process, over the transports whose receive paths differ from uds's: the
  * counts are the client's and the server's together, so none per chunk means none on either
- * side. A read of a control socket or a grpc-uds read copied per chunk would count here.
+ * side. A read of a control socket or a grpc-uds read copied per chunk would count here. The
+ * JSON codec runs over all three: its receivers decode each chunk's base64 into the lent
+ * message's own bytes (`decodeOwnedRange`), not into an array of its own.
  */
-describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw codec)", () => {
+const BOTH_ENDS = [
+  ["raw", "shm-ring"],
+  ["raw", "grpc-uds"],
+  ["json", "uds"],
+  ["json", "shm-ring"],
+  ["json", "grpc-uds"],
+] as const;
+
+describe("per-chunk cost, both ends in this process", () => {
   const tmp = tmpDir();
   after(() => tmp.cleanup());
-  for (const name of ["shm-ring", "grpc-uds"] as const) {
+  for (const [codecName, name] of BOTH_ENDS) {
     const make = transports[name];
-    it(`${name}: an upload and a download make no buffer of 4 KiB or more per chunk, on either side`, async (t) => {
-      const root = join(tmp.dir, `root-${name}`);
+    it(`${name}, ${codecName}: an upload and a download make no buffer of 4 KiB or more per chunk, on either side`, async (t) => {
+      const id = `${name}-${codecName}`;
+      const root = join(tmp.dir, `root-${id}`);
       mkdirSync(root);
-      const transport = make(join(tmp.dir, `${name}.sock`));
-      const codec = transferCodec("raw");
+      const transport = make(join(tmp.dir, `${id}.sock`));
+      const codec = transferCodec(codecName);
       const server = transport.createServer();
       server.addService(TransferService, createTransferHandlers({ root, durable: "none" }), {
         codec,
@@ -213,14 +224,14 @@ describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw cod
         const client = createTransferClient({ connection, codec, chunkBytes: CHUNK });
         const files: Record<number, string> = {};
         for (const chunks of [64, 320]) {
-          files[chunks] = join(tmp.dir, `${name}-${chunks}.bin`);
+          files[chunks] = join(tmp.dir, `${id}-${chunks}.bin`);
           randomFile(files[chunks] as string, chunks * CHUNK);
         }
         const upload = (chunks: number) => async () => {
           await client.upload(files[chunks] as string, `f${chunks}.bin`);
         };
         const download = (chunks: number) => async () => {
-          await client.download(`f${chunks}.bin`, join(tmp.dir, `${name}-got${chunks}.bin`));
+          await client.download(`f${chunks}.bin`, join(tmp.dir, `${id}-got${chunks}.bin`));
         };
         await upload(64)();
         await upload(320)(); // warm-up, and the files the downloads read
@@ -230,6 +241,12 @@ describe("per-chunk cost, both ends in this process (shm-ring, grpc-uds; raw cod
         t.diagnostic(
           `per chunk: upload ${JSON.stringify(up.perChunk)}, download ${JSON.stringify(down.perChunk)}`,
         );
+        // What was received is what was sent, decoded in place or not.
+        assert.deepEqual(
+          readFileSync(join(tmp.dir, `${id}-got320.bin`)),
+          readFileSync(files[320] as string),
+        );
+        assert.deepEqual(readFileSync(join(root, "f320.bin")), readFileSync(files[320] as string));
         assert.ok(up.small.promises > 8, `promises seen at all (${up.small.promises})`);
         assert.ok(up.perChunk.bigBuffers < 0.05, `upload: ${JSON.stringify(up)}`);
         assert.ok(down.perChunk.bigBuffers < 0.05, `download: ${JSON.stringify(down)}`);

@@ -81,7 +81,8 @@ export function encodeChecked(
  * frame callback (`transient`) is copied first, and only when the codec's decoded values would
  * point into it; the copy is taken of the whole frame when the message runs to its end. A codec
  * with `decodeRange` reads the message in place (in the frame or its copy) with no view made
- * for it; others get one view of it.
+ * for it; others get one view of it. `owned` (a lent message in a buffer of its own, not
+ * transient): a codec with `decodeOwnedRange` decodes with that, and may overwrite the range.
  */
 export function decodeChecked(
   codec: MessageCodec<unknown>,
@@ -91,6 +92,7 @@ export function decodeChecked(
   transient: boolean,
   maxBytes: number,
   what: string,
+  owned = false,
 ): unknown {
   const n = end - offset;
   if (n > maxBytes) {
@@ -111,6 +113,8 @@ export function decodeChecked(
       // slab's ArrayBuffer (no `buffer` getter per message).
       return codec.decode(copied === slab ? new Uint8Array(slabBuffer, copiedStart, n) : copied);
     }
+    if (owned && codec.decodeOwnedRange !== undefined)
+      return codec.decodeOwnedRange(frame, offset, end);
     if (codec.decodeRange !== undefined) return codec.decodeRange(frame, offset, end);
     return codec.decode(
       offset === 0 && end === frame.byteLength ? frame : frame.subarray(offset, end),

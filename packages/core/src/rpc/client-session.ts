@@ -445,7 +445,7 @@ export class ClientSession extends Session<ClientCall> {
     if (call.onHeader !== undefined && !call.headersSeen) this.deliverHeaders(call, {});
     let lent: Uint8Array | undefined;
     if (call.lends && call.inbound !== undefined) {
-      const s = this.lendSource(frame, offset, end, transient, call.bound.output.decodesInPlace);
+      const s = this.lendSource(frame, offset, end, transient, call.bound.output);
       lent = s.lent;
       frame = s.frame;
       offset = s.offset;
@@ -462,6 +462,7 @@ export class ClientSession extends Session<ClientCall> {
         transient,
         this.maxMessageBytes,
         "response",
+        lent !== undefined,
       );
     } catch (err) {
       let e = NearwireError.from(err, Code.Internal);

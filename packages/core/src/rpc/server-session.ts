@@ -288,9 +288,16 @@ export class ServerSession extends Session<ServerCall> {
       throw protocolError(`MESSAGE on call ${call.id} after its END`);
     if (!(call.inCredit as InboundCredit).onReceived(end - offset)) throw this.pastCredit(call.id);
     if (call.lends) {
-      const s = this.lendSource(frame, offset, end, transient, call.bound.input.decodesInPlace);
+      const s = this.lendSource(frame, offset, end, transient, call.bound.input);
       const lent = s.lent;
-      const input = this.decodeRequestMessage(call, s.frame, s.offset, s.end, s.transient);
+      const input = this.decodeRequestMessage(
+        call,
+        s.frame,
+        s.offset,
+        s.end,
+        s.transient,
+        lent !== undefined,
+      );
       if (input !== NOTHING) inbound.push(input, lent);
       return;
     }
@@ -349,6 +356,7 @@ export class ServerSession extends Session<ServerCall> {
     offset: number,
     end: number,
     transient: boolean,
+    owned = false,
   ): unknown {
     try {
       return decodeChecked(
@@ -359,6 +367,7 @@ export class ServerSession extends Session<ServerCall> {
         transient,
         this.host.maxMessageBytes,
         "request",
+        owned,
       );
     } catch (err) {
       const e = NearwireError.from(err, Code.InvalidArgument);

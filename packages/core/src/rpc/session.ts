@@ -119,21 +119,23 @@ export abstract class Session<C extends SessionCall> {
   /**
    * Where a streamed message of a call that lends its messages is decoded from, and what is lent
    * with it: a large one (≥ 4 KiB) out of a transient frame (a ring slot), for a codec that
-   * decodes in place, is copied into a buffer of the session's pool, lent and given back to the
-   * pool; one alone in its MESSAGE frame lends that frame (back to the channel); else nothing.
+   * decodes in place or into bytes it owns (`decodeOwnedRange`), is copied into a buffer of the
+   * session's pool, lent and given back to the pool; one alone in its MESSAGE frame lends that
+   * frame (back to the channel); else nothing. What is lent is the message's own: the codec may
+   * decode it with `decodeOwnedRange`.
    */
   protected lendSource(
     frame: Uint8Array,
     offset: number,
     end: number,
     transient: boolean,
-    decodesInPlace: boolean | undefined,
+    codec: MessageCodec<unknown>,
   ): LendSource {
     const s = this.lent;
     const n = end - offset;
     if (
       transient &&
-      decodesInPlace === true &&
+      (codec.decodesInPlace || codec.decodeOwnedRange !== undefined) &&
       n >= LEND_COPY_MIN_BYTES &&
       n <= this.messageLimitBytes
     ) {

@@ -353,9 +353,15 @@ export class ClientCall implements StreamListener, MessageSink {
       : raw;
     // Decoded from the inflated copy: the pooled bytes are free at once.
     if (pooled && compressed) this.#site.lendPool.give(raw);
+    const output = this.#bound.output;
+    // A pooled message into a stream is lent, and is its own until the caller is done with it.
+    const owned = pooled && !compressed && this.#sink.kind === "stream";
     let value: unknown;
     try {
-      value = this.#bound.output.decode(bytes);
+      value =
+        owned && output.decodeOwnedRange !== undefined
+          ? output.decodeOwnedRange(bytes, 0, bytes.byteLength)
+          : output.decode(bytes);
     } catch (cause) {
       throw new NearwireError(Code.Internal, `response decode failed: ${messageOf(cause)}`, {
         cause,

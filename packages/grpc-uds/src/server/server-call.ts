@@ -283,7 +283,8 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink {
       (this.#inbound as InboundStream<unknown>).push(value);
       return;
     }
-    const value = this.#decode(bytes);
+    // A pooled message is lent and is its own until the handler is done with it.
+    const value = this.#decode(bytes, pooled);
     this.#queue(bytes.byteLength);
     (this.#inbound as InboundStream<unknown>).push(value, pooled ? bytes : undefined);
   }
@@ -312,9 +313,12 @@ export class ServerCall implements StreamListener, HandlerContext, MessageSink {
     return decompress(this.#encoding, bytes, this.#host.maxMessageBytes, "request");
   }
 
-  #decode(bytes: Uint8Array): unknown {
+  /** `owned`: the bytes are the message's own (lent), and the codec may decode into them. */
+  #decode(bytes: Uint8Array, owned = false): unknown {
     const codec = this.#served.bound.input;
     try {
+      if (owned && codec.decodeOwnedRange !== undefined)
+        return codec.decodeOwnedRange(bytes, 0, bytes.byteLength);
       return codec.decode(bytes);
     } catch (err) {
       throw decodeError(err, this.#served.bound.codec);
