@@ -380,6 +380,12 @@ declare const WebAssembly: {
 const FLOOR_CHUNK = 64 * 1024;
 const FLOOR_BATCH = 512 * 1024;
 const FLOOR_SYNC_EVERY = 8 * 1024 * 1024;
+/**
+ * Where the receiver floor copies its chunks from, as a server copies a received chunk out of
+ * its socket read or ring slot: 4 MiB, a shm-ring's ring, so the bytes are not in the core's
+ * nearest caches.
+ */
+const FLOOR_SOURCE_BYTES = 4 * 1024 * 1024;
 
 /** Sends a floor's figures: its window from `t0`, `bytes` worked on. */
 function sendFloorResult(figures: () => ProcessFigures, t0: bigint, bytes: number): void {
@@ -391,16 +397,23 @@ function sendFloorResult(figures: () => ProcessFigures, t0: bigint, bytes: numbe
 
 /**
  * The receiver floor: a transfer server's own work on `bytes` of received data, with no
- * transfer — CRC-32C and SHA-256 of each 64 KiB chunk, 512 KiB writes past the page cache
- * where the file system takes O_DIRECT, as the server's default `directWrites` (two in flight
- * while the next batch is hashed, as the server keeps there; one through the page cache), an
- * fdatasync every 8 MiB behind the writes and an fsync at the end — from one generated batch in
- * memory. A row's server can be no cheaper than this per GiB, nor faster on the same disk.
+ * transfer — each 64 KiB chunk copied into a 512 KiB write batch (from a 4 MiB source in
+ * memory, as a server copies a received chunk out of its socket read or ring slot; the one
+ * copy a receiver must make), then its CRC-32C and SHA-256; the batches written past the page
+ * cache where the file system takes O_DIRECT, as the server's default `directWrites` (two in
+ * flight while the next batch fills, as the server keeps there; one through the page cache),
+ * an fdatasync every 8 MiB behind the writes and an fsync at the end. A row's server can be no
+ * cheaper than this per GiB, nor faster on the same disk.
  */
 async function floor(args: FloorArgs): Promise<void> {
-  // A page-aligned batch, as O_DIRECT needs: a WebAssembly memory starts on a page.
-  const batch = new Uint8Array(new WebAssembly.Memory({ initial: FLOOR_BATCH / 65536 }).buffer);
-  for (let i = 0; i < batch.byteLength; i++) batch[i] = (i * 131 + (i >> 9)) & 0xff;
+  // Page-aligned batches, as O_DIRECT needs (a WebAssembly memory starts on a page): two
+  // being written and one filling.
+  const batches = [0, 1, 2].map(
+    () => new Uint8Array(new WebAssembly.Memory({ initial: FLOOR_BATCH / 65536 }).buffer),
+  );
+  const source = new Uint8Array(FLOOR_SOURCE_BYTES);
+  for (let i = 0; i < source.byteLength; i++) source[i] = (i * 131 + (i >> 9)) & 0xff;
+  let from = 0;
   const fh = await open(args.file, "w");
   const direct = await open(
     `/proc/self/fd/${fh.fd}`,
@@ -416,10 +429,15 @@ async function floor(args: FloorArgs): Promise<void> {
     const most = direct === undefined ? 1 : 2;
     const writing: Promise<unknown>[] = [];
     let syncing: Promise<unknown> = Promise.resolve();
-    for (let pos = 0; pos < args.bytes; pos += FLOOR_BATCH) {
+    for (let pos = 0, k = 0; pos < args.bytes; pos += FLOOR_BATCH, k++) {
       const n = Math.min(FLOOR_BATCH, args.bytes - pos);
+      // This batch's last write ended before the one before this one began (below).
+      const batch = batches[k % batches.length] as Uint8Array;
       for (let at = 0; at < n; at += FLOOR_CHUNK) {
-        const chunk = batch.subarray(at, Math.min(at + FLOOR_CHUNK, n));
+        const len = Math.min(FLOOR_CHUNK, n - at);
+        batch.set(source.subarray(from, from + len), at);
+        from = (from + FLOOR_CHUNK) % FLOOR_SOURCE_BYTES;
+        const chunk = batch.subarray(at, at + len);
         crc32c(chunk);
         hash.update(chunk);
       }
