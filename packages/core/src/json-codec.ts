@@ -207,34 +207,27 @@ function decodeFlat(buf: Buffer, owned: boolean): unknown {
   let at = buf.indexOf(BYTES_OPEN);
   if (at < 0) return NOT_FLAT_TEXT;
   const arrays: Uint8Array[] = [];
-  /** With `owned`: where each array's text began, and the text, to undo the decode. */
-  const texts: string[] = [];
-  const starts: number[] = [];
-  const notFlat = (): typeof NOT_FLAT_TEXT => {
-    for (let i = 0; i < texts.length; i++)
-      buf.write(texts[i] as string, starts[i] as number, "latin1");
-    return NOT_FLAT_TEXT;
-  };
+  /** With `owned`: each array's text and where it began, to write back (nothing made without). */
+  const undo: TextAt[] | undefined = owned ? [] : undefined;
   let text = "";
   let from = 0;
   while (at >= 0) {
     const start = at + BYTES_OPEN.byteLength;
     const close = buf.indexOf(QUOTE, start);
-    if (close < 0 || buf[close + 1] !== CLOSE_BRACE) return notFlat();
+    if (close < 0 || buf[close + 1] !== CLOSE_BRACE) return writeBack(buf, undo);
     const b64 = buf.toString("latin1", start, close);
     const n = paddedBase64Bytes(b64);
     text += `${buf.toString("utf8", from, start)}${arrays.length}`;
     let array: Uint8Array;
-    if (owned) {
-      texts.push(b64);
-      starts.push(start);
+    if (undo !== undefined) {
+      undo.push({ text: b64, at: start });
       // Fewer bytes than the text's length promises: a character the decoder skipped (outside
       // the alphabet, a control character JSON would refuse) or missing padding.
-      if (n < 0 || buf.write(b64, start, n, "base64") !== n) return notFlat();
+      if (n < 0 || buf.write(b64, start, n, "base64") !== n) return writeBack(buf, undo);
       array = new Uint8Array(buf.buffer, buf.byteOffset + start, n);
     } else {
       const decoded = Buffer.from(b64, "base64");
-      if (decoded.byteLength !== n) return notFlat();
+      if (decoded.byteLength !== n) return writeBack(buf, undo);
       array = new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength);
     }
     arrays.push(array);
@@ -244,12 +237,25 @@ function decodeFlat(buf: Buffer, owned: boolean): unknown {
   text += buf.toString("utf8", from);
   // Every "$bytes" of the rest must be one of the arrays read here (none as a value, none in an
   // object of other keys); with no backslash, none is spelled with an escape either.
-  if (text.includes("\\") || countOf(text, BYTES_KEY) !== arrays.length) return notFlat();
+  if (text.includes("\\") || countOf(text, BYTES_KEY) !== arrays.length)
+    return writeBack(buf, undo);
   return JSON.parse(text, (_key, value: unknown) =>
     value !== null && typeof value === "object" && "$bytes" in value
       ? arrays[Number((value as { $bytes: string }).$bytes)]
       : value,
   );
+}
+
+/** Base64 text that lay in a buffer at `at`, before it was decoded there. */
+interface TextAt {
+  text: string;
+  at: number;
+}
+
+/** Writes each text of `undo` back where it lay in `buf` (Latin-1: byte for byte). */
+function writeBack(buf: Buffer, undo: TextAt[] | undefined): typeof NOT_FLAT_TEXT {
+  if (undo !== undefined) for (const { text, at } of undo) buf.write(text, at, "latin1");
+  return NOT_FLAT_TEXT;
 }
 
 /** The bytes that padded base64 of this length holds, or -1 when the length is not whole quads. */
